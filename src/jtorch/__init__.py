@@ -1,0 +1,67 @@
+"""jtorch: PyTorch's Python API on JAX. ``import jtorch as torch``."""
+
+from __future__ import annotations
+
+from . import _dtypes
+from ._device import device
+from ._dtypes import (
+    bfloat16, bool, can_cast, cdouble, cfloat, complex64, complex128, double, float, float16,
+    float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
+    promote_types, set_default_dtype, short, uint8,
+)
+from ._dtypes import dtype as dtype
+from .eager import bind as _bind
+from .eager import creation as _creation
+from .eager import methods as _methods
+from .eager.autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from .eager.printing import get_printoptions, set_printoptions
+from .eager.random import (
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
+from .eager.tensor import Size, Tensor
+
+_bind.bind_all(globals())
+_creation.bind_factories(globals())
+_methods.attach()
+
+from . import autograd, return_types  # noqa: E402
+from .eager.methods import chunk, flatten, movedim, split, unbind  # noqa: E402
+from .eager.methods import clone, reshape  # noqa: E402
+
+moveaxis = movedim
+
+
+def result_type(tensor1, tensor2) -> _dtypes.dtype:
+    """torch.result_type: tensors promote by category and dimensionality; scalars weakly."""
+    ops = [(t.dtype, t.dim()) if isinstance(t, Tensor) else t for t in (tensor1, tensor2)]
+    return _dtypes.result_type_of(ops)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def is_floating_point(input) -> bool:
+    return input.is_floating_point()
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    return input.as_strided(size, stride, storage_offset)
+
+
+def from_jax(array) -> Tensor:
+    """Wrap a JAX array as a tensor without copying."""
+    from .eager.tensor import wrap
+
+    return wrap(array)
+
+
+Tensor.jax = lambda self: self._value
+__version__ = "0.1.0"

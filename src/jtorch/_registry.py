@@ -1,0 +1,175 @@
+"""The op registry: one OpSpec per public op, the single source of truth for bindings.
+
+``eager/bind.py`` turns each declaration into ``torch.X``, ``Tensor.X``, ``Tensor.X_``,
+``out=`` and dunders. A declaration says which parameters are static (they key the
+compiled kernel; everything else is a dynamic tensor or scalar operand), what the
+backward saves (only saved tensors are version-checked), and for views the geometry
+that gives PyTorch's strides. Registering a name twice raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import _strides as G
+from . import return_types
+from .functional import creation, elementwise as E, indexing, linalg, random, reduction as R
+from .functional import shape as S
+
+
+@dataclass(eq=False)
+class OpSpec:
+    name: str
+    fn: Callable | None
+    kind: str = "op"  # op | view | factory | like | random | random_ | overload
+    static: tuple = ()
+    function: bool = True
+    method: bool = True
+    inplace: bool = False
+    out: bool = False
+    dunders: tuple = ()  # e.g. ("add", "radd", "iadd") -> __add__, __radd__, __iadd__
+    aliases: tuple = ()
+    saves: str = "inputs"  # none | inputs | out | all
+    grad_name: str = ""
+    geometry: Callable | None = None
+    varargs: str | None = None  # the method form takes this parameter as *args
+    returns: Any = None  # namedtuple type for structured results
+    overloads: tuple = ()  # (predicate(args, kwargs), spec name) tried in order
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.grad_name:
+            camel = "".join(p.capitalize() for p in self.name.split("_"))
+            self.grad_name = f"{camel}Backward0"
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name})"
+
+
+REGISTRY: dict[str, OpSpec] = {}
+
+
+def register(spec: OpSpec) -> OpSpec:
+    for name in (spec.name, *spec.aliases):
+        if name in REGISTRY:
+            raise ValueError(f"op {name!r} is registered twice")
+        REGISTRY[name] = spec
+    return spec
+
+
+def op(name, fn, **kw) -> OpSpec:
+    return register(OpSpec(name, fn, **kw))
+
+
+# ------------------------------------------------------------------ elementwise
+
+_BIN = dict(inplace=True, out=True)
+op("add", E.add, dunders=("add", "radd", "iadd"), saves="none", **_BIN)
+op("sub", E.sub, dunders=("sub", "isub"), saves="none", aliases=("subtract",), **_BIN)
+op("rsub", E.rsub, method=False, saves="none", dunders=("rsub",))
+op("mul", E.mul, dunders=("mul", "rmul", "imul"), aliases=("multiply",), **_BIN)
+op("div", E.div, static=("rounding_mode",), dunders=("truediv", "rtruediv", "itruediv"),
+   aliases=("divide", "true_divide"), **_BIN)
+op("floor_divide", E.floor_divide, dunders=("floordiv", "rfloordiv", "ifloordiv"), **_BIN)
+op("remainder", E.remainder, dunders=("mod", "rmod", "imod"), **_BIN)
+op("pow", E.pow, dunders=("pow", "rpow", "ipow"), **_BIN)
+op("neg", E.neg, dunders=("neg",), saves="none", aliases=("negative",), **_BIN)
+op("abs", E.abs, dunders=("abs",), aliases=("absolute",), **_BIN)
+for _name in ("exp", "tanh", "sigmoid"):
+    op(_name, getattr(E, _name), saves="out", **_BIN)
+for _name in ("log", "sqrt", "sin", "cos"):
+    op(_name, getattr(E, _name), **_BIN)
+for _name, _d in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
+                  ("ge", "ge")):
+    op(_name, getattr(E, _name), dunders=(_d,), saves="none", **_BIN)
+op("bitwise_and", E.bitwise_and, dunders=("and", "rand", "iand"), saves="none", **_BIN)
+op("bitwise_or", E.bitwise_or, dunders=("or", "ror", "ior"), saves="none", **_BIN)
+op("bitwise_xor", E.bitwise_xor, dunders=("xor", "rxor", "ixor"), saves="none", **_BIN)
+op("bitwise_not", E.bitwise_not, dunders=("invert",), saves="none", **_BIN)
+for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    op(_name, getattr(E, _name), saves="none", **_BIN)
+op("where", E.where, saves="inputs", out=True)
+op("maximum", R.maximum, **_BIN)
+op("minimum", R.minimum, **_BIN)
+op("clone", E.clone, static=("memory_format",), saves="none", extra={"fresh": True})
+op("_copy", E.copy, function=False, method=False, saves="none", grad_name="CopyBackwards")
+op("_fill", E.fill, function=False, method=False, saves="none", grad_name="FillBackward0")
+op("_zero", E.zero, function=False, method=False, saves="none", grad_name="ZeroBackward0")
+op("_to_dtype", E.to_dtype, static=("dtype",), function=False, method=False, saves="none",
+   grad_name="ToCopyBackward0")
+
+# ------------------------------------------------------------------ reductions and linalg
+
+op("sum", R.sum, static=("dim", "keepdim", "dtype"), saves="none", out=True)
+op("mean", R.mean, static=("dim", "keepdim", "dtype"), saves="none", out=True)
+op("max_all", R.max, function=False, method=False, grad_name="MaxBackward1")
+op("min_all", R.min, function=False, method=False, grad_name="MinBackward1")
+op("max_dim", R.max_dim, static=("dim", "keepdim"), function=False, method=False,
+   grad_name="MaxBackward0", returns=return_types.max)
+op("min_dim", R.min_dim, static=("dim", "keepdim"), function=False, method=False,
+   grad_name="MinBackward0", returns=return_types.min)
+
+
+def _has_other(args, kwargs) -> bool:
+    return "other" in kwargs or (len(args) > 1 and not isinstance(args[1], int))
+
+
+def _has_dim(args, kwargs) -> bool:
+    return "dim" in kwargs or len(args) > 1
+
+
+for _name in ("max", "min"):
+    op(_name, None, kind="overload", overloads=(
+        (_has_other, "maximum" if _name == "max" else "minimum"),
+        (_has_dim, f"{_name}_dim"),
+        (lambda a, k: True, f"{_name}_all"),
+    ))
+op("matmul", linalg.matmul, dunders=("matmul", "rmatmul"), out=True, grad_name="MmBackward0")
+
+# ------------------------------------------------------------------ views
+
+_V = dict(kind="view", saves="none")
+op("view", S.view, geometry=G.g_view, varargs="size", function=False, **_V)
+op("transpose", S.transpose, geometry=G.g_transpose, aliases=("swapaxes", "swapdims"), **_V)
+op("t", S.t, geometry=G.g_t, **_V)
+op("permute", S.permute, geometry=G.g_permute, varargs="dims", **_V)
+op("expand", S.expand, geometry=G.g_expand, varargs="size", function=False, **_V)
+op("squeeze", S.squeeze, geometry=G.g_squeeze, **_V)
+op("unsqueeze", S.unsqueeze, geometry=G.g_unsqueeze, **_V)
+op("select", S.select, geometry=G.g_select, **_V)
+op("narrow", S.narrow, geometry=G.g_narrow, **_V)
+op("diagonal", S.diagonal, geometry=lambda sh, st, o, offset=0, dim1=0, dim2=1: G.g_diagonal(
+    sh, st, o, offset, dim1, dim2), **_V)
+op("unfold", S.unfold, geometry=G.g_unfold, function=False, **_V)
+op("cat", S.cat, static=("dim",), method=False, out=True, saves="none",
+   aliases=("concat", "concatenate"))
+op("stack", S.stack, static=("dim",), method=False, out=True, saves="none")
+
+# ------------------------------------------------------------------ indexing and scatter
+
+op("_index", indexing.index, static=("spec",), function=False, method=False, saves="inputs",
+   grad_name="IndexBackward0")
+op("_index_put", indexing.index_put, static=("spec", "accumulate"), function=False,
+   method=False, saves="inputs", grad_name="IndexPutBackward0")
+op("index_add", indexing.index_add, static=("dim",), inplace=True, out=True, saves="inputs")
+op("scatter", indexing.scatter, static=("dim", "reduce"), inplace=True, out=True)
+op("scatter_add", indexing.scatter_add, static=("dim",), inplace=True, out=True)
+op("gather", indexing.gather, static=("dim",), out=True)
+op("masked_fill", indexing.masked_fill, inplace=True, saves="inputs")
+
+# ------------------------------------------------------------------ factories and random
+
+_F = dict(kind="factory", method=False)
+op("zeros", creation.zeros, varargs="size", **_F)
+op("ones", creation.ones, varargs="size", **_F)
+op("empty", creation.empty, varargs="size", **_F)
+op("full", creation.full, **_F)
+op("arange", creation.arange, **_F)
+op("linspace", creation.linspace, **_F)
+op("eye", creation.eye, **_F)
+op("rand", random.rand, kind="random", varargs="size", method=False)
+op("randn", random.randn, kind="random", varargs="size", method=False)
+op("randint", random.randint, kind="random", method=False)
+op("normal_", random.normal, kind="random_", function=False)
+op("uniform_", random.uniform, kind="random_", function=False)

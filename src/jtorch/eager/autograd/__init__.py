@@ -1,0 +1,1 @@
+"""The eager autograd graph: nodes, the backward engine, grad mode and custom Functions."""

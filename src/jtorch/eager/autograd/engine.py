@@ -1,0 +1,256 @@
+"""The backward engine: toposort, seed, reverse walk, accumulate (micrograd's shape).
+
+Gradients travel as JAX arrays, or as Tensors that record their own graph when
+``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import jax
+import jax.numpy as jnp
+
+from .. import dispatch
+from ..tensor import Tensor, wrap
+from . import grad_mode
+from .node import AccumulateGrad, OpNode
+
+_add = jax.jit(jnp.add)
+
+
+def _collect(roots):
+    """Dependency counts for every node reachable from ``roots``."""
+    deps: dict = {}
+    stack = [n for n, _ in roots if n is not None]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _needed(nodes, targets):
+    """The nodes from which some target node is reachable (others need not run)."""
+    memo: dict = {}
+
+    def visit(n):
+        if n in memo:
+            return memo[n]
+        memo[n] = False  # graphs are acyclic; this guards deep recursion revisits
+        hit = n in targets or any(visit(m) for m, _ in n.next_functions if m is not None)
+        memo[n] = hit
+        return hit
+
+    return {n for n in nodes if visit(n)}
+
+
+def _sum(a, b, create_graph):
+    if a is None:
+        return b
+    if create_graph:
+        return _as_tensor(a) + _as_tensor(b)
+    return _add(a._value if isinstance(a, Tensor) else a, b._value if isinstance(b, Tensor) else b)
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else wrap(g)
+
+
+def _run_hooks(hooks, grad):
+    for hook in list(hooks.values()):
+        out = hook(_as_tensor(grad))
+        if out is not None:
+            grad = out
+    return grad
+
+
+def _seed(roots_t, grads):
+    roots, seeds = [], []
+    for i, t in enumerate(roots_t):
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        g = None if grads is None else grads[i]
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t.dtype.is_complex:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            g = jnp.ones(t._shape, t.dtype.np)
+        elif isinstance(g, Tensor):
+            if g._shape != t._shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}."
+                )
+        else:
+            g = jnp.broadcast_to(jnp.asarray(g, t.dtype.np), t._shape)
+        roots.append(t._edge())
+        seeds.append(g)
+    return roots, seeds
+
+
+def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accumulate=True):
+    """Propagate from ``roots_t``. ``capture``: {(node, nr): slot} whose grads to return."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, seeds = _seed(roots_t, grads)
+    deps, nodes = _collect(roots)
+    targets = None if capture is None or accumulate else {n for n, _ in capture}
+    needed = _needed(nodes, targets) if targets is not None else None
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, seeds):
+        buf = buffers.setdefault(node, {})
+        buf[nr] = _sum(buf.get(nr), g, create_graph)
+    captured: dict = {}
+    heap = [(-n._seq, id(n), n) for n in {n for n, _ in roots} if not deps.get(n)]
+    heapq.heapify(heap)
+    with grad_mode.set_grad_enabled(create_graph):
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads_in = _pre_hooks(node, buffers.pop(node, {}), create_graph)
+            if capture is not None:
+                for nr, g in grads_in.items():
+                    if (node, nr) in capture:
+                        captured[(node, nr)] = _sum(captured.get((node, nr)), g, create_graph)
+            if needed is not None and node not in needed:
+                continue
+            if isinstance(node, AccumulateGrad):
+                if accumulate and 0 in grads_in:
+                    _accumulate(node.variable, grads_in[0], create_graph)
+                continue
+            out_grads = _call_node(node, grads_in, create_graph)
+            if not retain_graph:
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, out_grads):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.setdefault(nxt, {})
+                    buf[nr] = _sum(buf.get(nr), g, create_graph)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+    return captured
+
+
+def _pre_hooks(node, grads, create_graph):
+    """Tensor hooks and retain_grad for the tensors this node produced."""
+    if node._pre_hooks:
+        for nr, hooks in node._pre_hooks.items():
+            if nr in grads and hooks:
+                grads[nr] = _run_hooks(hooks, grads[nr])
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._leaf_hooks
+        if hooks and 0 in grads:
+            grads[0] = _run_hooks(hooks, grads[0])
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and nr in grads:
+                g = _as_tensor(grads[nr])
+                g = g if create_graph else g.detach()
+                t._grad = g if t._grad is None else t._grad + g
+    return grads
+
+
+def _call_node(node, grads_in, create_graph):
+    node.check_saved()
+    n_out = max(grads_in, default=-1) + 1
+    if isinstance(node, OpNode):
+        n_out = len(node._out_meta)
+    grads = [grads_in.get(i) for i in range(n_out)]
+    if not isinstance(node, OpNode):  # custom Function nodes
+        result = node.apply(grads, create_graph)
+    elif create_graph:
+        cts = node.cotangents(grads)
+        partial = dispatch.replay_backward(node, cts)
+        result = [None] * len(node.next_functions)
+        for e, g in zip(node._diff_edges, partial):
+            result[e] = g
+    else:
+        cts = node.cotangents([g._value if isinstance(g, Tensor) else g for g in grads])
+        partial = node.apply_vjp(cts)
+        result = [None] * len(node.next_functions)
+        for e, g in zip(node._diff_edges, partial):
+            result[e] = g
+    for hook in list(node._hooks.values()):
+        hook(tuple(_maybe_tensor(g) for g in result), tuple(_maybe_tensor(g) for g in grads))
+    return result
+
+
+def _maybe_tensor(g):
+    return None if g is None else _as_tensor(g)
+
+
+def _accumulate(var: Tensor, g, create_graph: bool) -> None:
+    g = _as_tensor(g)
+    if var._grad is None:
+        var._grad = g if create_graph else wrap(g._value)
+        if var._stride is not None and var._stride != g.stride():
+            var._grad._stride = var._stride  # PyTorch's gradient layout contract
+    elif create_graph or var._grad.requires_grad:
+        var._grad = var._grad + g
+    else:
+        from ..views import write
+
+        write(var._grad, _add(var._grad._value, g._value))
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """torch.autograd.backward: accumulate gradients of ``tensors`` into leaves' ``.grad``."""
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if grad_tensors is not None:
+        grad_tensors = (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors)
+    if inputs is None:
+        run_backward(tensors, grad_tensors, retain_graph, create_graph)
+        return
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    capture = {t._edge(): i for i, t in enumerate(inputs)}
+    got = run_backward(tensors, grad_tensors, retain_graph, create_graph, capture, False)
+    for t in inputs:
+        g = got.get(t._edge())
+        if g is not None:
+            _accumulate(t, g, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad: gradients of ``outputs`` w.r.t. ``inputs``, without touching .grad."""
+    single = isinstance(inputs, Tensor)
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    inputs = (inputs,) if single else tuple(inputs)
+    if grad_outputs is not None:
+        grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges = [t._edge() for t in inputs]
+    got = run_backward(outputs, grad_outputs, retain_graph, create_graph,
+                       {e: i for i, e in enumerate(edges)}, False)
+    result = []
+    for t, e in zip(inputs, edges):
+        g = got.get(e)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = jnp.zeros(t._shape, t.dtype.np)
+        result.append(None if g is None else (g if create_graph and isinstance(g, Tensor)
+                                              else _as_tensor(g)))
+    return tuple(result)

@@ -1,0 +1,246 @@
+"""Generate ``torch.X``, ``Tensor.X``, ``Tensor.X_``, ``out=`` and dunders from the registry.
+
+Each binding is generated Python source with the functional implementation's exact
+signature (so argument errors read like PyTorch's and binding costs nothing at call
+time). A call splits its arguments into dynamic operands and static arguments; the
+statics key the cached kernel.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from .. import _registry
+from . import dispatch, views
+from .autograd import grad_mode
+from .tensor import Size, Tensor
+
+_FNS: dict = {}
+_MISSING = inspect.Parameter.empty
+
+
+def _freeze(x):
+    if isinstance(x, list | tuple) and not isinstance(x, Size):
+        return tuple(_freeze(i) for i in x)
+    if isinstance(x, Tensor) and x.numel() == 1 and x.dtype._kind == 1:
+        return int(x.item())
+    return x
+
+
+def _op_fn(spec, names, lens, statics):
+    """The pure function a kernel jits: leaves in, the op's functional result out."""
+    kw_static = dict(zip(spec.static, statics))
+
+    def fn(*leaves):
+        kw, i = {}, 0
+        for name, n in zip(names, lens):
+            if n < 0:
+                kw[name] = leaves[i]
+                i += 1
+            else:
+                kw[name] = tuple(leaves[i : i + n])
+                i += n
+        return spec.fn(**kw, **kw_static)
+
+    return fn
+
+
+def call(spec, names, vals, statics, out=None):
+    """Run a registry op on dynamic ``vals`` (named by ``names``) and ``statics``."""
+    leaves, lens = [], []
+    for v in vals:
+        if isinstance(v, list | tuple):
+            leaves.extend(v)
+            lens.append(len(v))
+        else:
+            leaves.append(v)
+            lens.append(-1)
+    key = (spec.name, names, tuple(lens), statics)
+    fn = _FNS.get(key)
+    if fn is None:
+        fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
+    if out is not None:
+        return _write_out(spec, out, key, fn, leaves)
+    result = dispatch.apply(key, fn, leaves, spec.grad_name, spec.saves)
+    if spec.returns is not None:
+        return spec.returns(*result)
+    return result
+
+
+def _write_out(spec, out, key, fn, leaves):
+    if grad_mode._state.enabled and any(isinstance(x, Tensor) and x.requires_grad
+                                        for x in (*leaves, out)):
+        raise RuntimeError(
+            f"{spec.name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    with grad_mode.no_grad():
+        result = dispatch.apply(key, fn, leaves, spec.grad_name, "none")
+        if out._shape != result._shape:
+            if out.numel():
+                import warnings
+
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out._shape)}, which does not match the required output shape "
+                    f"{list(result._shape)}. This behavior is deprecated, and in a future "
+                    "PyTorch release outputs will not be resized unless they have zero elements.",
+                    UserWarning, stacklevel=3,
+                )
+            views.resize_(out, result._shape)
+        views.commit(out, result)
+    return out
+
+
+def call_overload(spec, args, kwargs):
+    for accept, name in spec.overloads:
+        if accept(args, kwargs):
+            return _BOUND[name](*args, **kwargs)
+    raise TypeError(f"{spec.name}() received an invalid combination of arguments")
+
+
+# ------------------------------------------------------------------ code generation
+
+
+def _params(spec):
+    return list(inspect.signature(spec.fn).parameters.values())
+
+
+def _sig_text(params, defaults: dict, extra_kw=()) -> str:
+    parts, star = [], False
+    for p in params:
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        if p.default is _MISSING:
+            parts.append(p.name)
+        else:
+            defaults[f"_d_{p.name}"] = p.default
+            parts.append(f"{p.name}=_d_{p.name}")
+    for name in extra_kw:
+        if not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{name}=None")
+    return ", ".join(parts)
+
+
+def _gen_op(spec):
+    params = _params(spec)
+    g = {"_spec": spec, "_call": call, "_f": _freeze}
+    sig = _sig_text(params, g, ("out",) if spec.out else ())
+    dyn = [p for p in params if p.name not in spec.static]
+    req = [p.name for p in dyn if p.default is _MISSING]
+    body = [f"    n = [{', '.join(repr(n) for n in req)}]", f"    v = [{', '.join(req)}]"]
+    for p in dyn:
+        if p.default is not _MISSING:
+            body.append(f"    if {p.name} is not _d_{p.name}:")
+            body.append(f"        n.append({p.name!r}); v.append({p.name})")
+    statics = "".join(f"_f({s}), " for s in spec.static)
+    out = "out" if spec.out else "None"
+    body.append(f"    return _call(_spec, tuple(n), v, ({statics}), {out})")
+    return _compile(spec.name, sig, body, g)
+
+
+def _gen_view(spec):
+    params = _params(spec)
+    g = {"_spec": spec, "_view": _view, "_f": _freeze}
+    sig = _sig_text(params, g)
+    kw = ", ".join(f"{p.name!r}: _f({p.name})" for p in params[1:])
+    body = [f"    return _view(_spec, {params[0].name}, {{{kw}}})"]
+    return _compile(spec.name, sig, body, g)
+
+
+def _view(spec, x, kw):
+    return views.make_view(x, spec.fn, spec.geometry, kw, spec.grad_name)
+
+
+def _compile(name, sig, body, g):
+    src = f"def {name}({sig}):\n" + "\n".join(body) + "\n"
+    exec(compile(src, f"<jtorch binding {name}>", "exec"), g)
+    fn = g[name]
+    fn.__qualname__ = name
+    return fn
+
+
+def _varargs_method(fn, param: str):
+    """Method form taking ``x.view(2, 3)`` as well as ``x.view((2, 3))``."""
+
+    def method(self, *args, **kwargs):
+        if param in kwargs:
+            return fn(self, kwargs.pop(param), **kwargs)
+        if len(args) == 1 and isinstance(args[0], list | tuple):
+            args = args[0]
+        return fn(self, tuple(args), **kwargs)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+def _inplace(fn, name):
+    def method(self, *args, **kwargs):
+        views.check_inplace(self)
+        return views.commit(self, fn(self, *args, **kwargs))
+
+    method.__name__ = name
+    return method
+
+
+def _reflected(fn, name):
+    def method(self, other):
+        return fn(other, self)
+
+    method.__name__ = name
+    return method
+
+
+_BOUND: dict = {}
+
+
+def _function_for(spec):
+    if spec.kind == "op":
+        return _gen_op(spec)
+    if spec.kind == "view":
+        return _gen_view(spec)
+    if spec.kind == "overload":
+        def overloaded(*args, **kwargs):
+            return call_overload(spec, args, kwargs)
+
+        overloaded.__name__ = spec.name
+        return overloaded
+    return None  # factories and random ops are bound by creation.py
+
+
+def bind_all(namespace: dict) -> None:
+    """Attach every registry op to ``namespace`` (the torch module) and to Tensor."""
+    for spec in {id(s): s for s in _registry.REGISTRY.values()}.values():
+        fn = _function_for(spec)
+        if fn is None:
+            continue
+        _BOUND[spec.name] = fn
+        names = (spec.name, *spec.aliases)
+        for name in names:
+            if spec.function and not name.startswith("_"):
+                namespace[name] = fn
+            if spec.method:
+                method = _varargs_method(fn, spec.varargs) if spec.varargs else fn
+                setattr(Tensor, name, method)
+            if spec.inplace:
+                setattr(Tensor, name + "_", _inplace(fn, name + "_"))
+        for d in spec.dunders:
+            if d in _INPLACE_DUNDERS:
+                setattr(Tensor, f"__{d}__", _inplace(fn, f"__{d}__"))
+            elif d in _REFLECTED_DUNDERS:
+                setattr(Tensor, f"__{d}__", _reflected(fn, f"__{d}__"))
+            else:
+                setattr(Tensor, f"__{d}__", fn)
+
+
+_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "matmul")
+_INPLACE_DUNDERS = {"i" + b for b in _BINARY}
+# rsub is declared as its own op (other - input), so it is bound directly, not reflected.
+_REFLECTED_DUNDERS = {"r" + b for b in _BINARY} - {"rsub"}
+
+
+def bound(name: str):
+    return _BOUND[name]

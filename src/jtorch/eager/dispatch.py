@@ -1,0 +1,117 @@
+"""Dispatch: run a pure function on tensors through cached jitted kernels, recording autograd.
+
+Two kernel caches, keyed by the op and its static arguments: the forward kernel
+(``jit(fn)``) when no input needs a gradient, and the forward-with-VJP kernel
+(``jit(lambda *xs: jax.vjp(fn, *xs))``) when some do. This module is the one place
+that calls ``jax.vjp``; no call traces or differentiates anything per op call.
+"""
+
+from __future__ import annotations
+
+import jax
+
+from .autograd import grad_mode
+from .autograd.node import OpNode, describe
+from .tensor import Tensor, wrap
+
+_FWD: dict = {}
+_VJP: dict = {}
+_state = grad_mode._state
+
+
+def _is_float(np_dtype) -> bool:
+    return np_dtype.kind in "fc" or np_dtype.name == "bfloat16"
+
+
+def _fwd_kernel(key, fn):
+    k = _FWD.get(key)
+    if k is None:
+        k = _FWD[key] = jax.jit(fn)
+    return k
+
+
+def _fwd_vjp(fn, diff_idx):
+    """The pure function ``leaves -> (outputs, vjp)`` whose jit is the VJP kernel."""
+
+    def fwd_vjp(*leaves):
+        def diff_fn(*d):
+            out = fn(*_merge(leaves, diff_idx, d))
+            flat = out if isinstance(out, tuple) else (out,)
+            return tuple(o for o in flat if _is_float(o.dtype)), out
+
+        _, vjp, out = jax.vjp(diff_fn, *[leaves[i] for i in diff_idx], has_aux=True)
+        return out, vjp
+
+    return fwd_vjp
+
+
+def _vjp_kernel(key, fn, diff_idx):
+    k = _VJP.get((key, diff_idx))
+    if k is None:
+        k = _VJP[(key, diff_idx)] = jax.jit(_fwd_vjp(fn, diff_idx))
+    return k
+
+
+def apply(key, fn, args, name: str, saves: str = "inputs"):
+    """Apply pure ``fn`` to ``args`` (tensors and Python scalars); return tensor output(s).
+
+    ``key`` identifies ``fn`` with its static arguments. ``saves`` says which tensors the
+    backward needs ("none", "inputs", "out" or "all"): only those are version-checked.
+    """
+    vals = [a._value if isinstance(a, Tensor) else a for a in args]
+    if _state.enabled:
+        diff_idx = tuple(
+            i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
+        )
+        if diff_idx:
+            return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves)
+    out = _fwd_kernel(key, fn)(*vals)
+    if isinstance(out, tuple):
+        return tuple(wrap(o) for o in out)
+    return wrap(out)
+
+
+def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves):
+    out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    flat = out if isinstance(out, tuple) else (out,)
+    outs = [wrap(o) for o in flat]
+    edges, diff_edges, saved = [], [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if i in diff_idx:
+                diff_edges.append(len(edges))
+            edges.append(a._edge() if i in diff_idx else (None, 0))
+            if saves in ("inputs", "all"):
+                saved.append((a._vc, a._vc.version, describe(a)))
+    meta = [(o.shape, o.dtype) if _is_float(o.dtype) else None for o in flat]
+    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved, (key, fn, vals, diff_idx))
+    for nr, (t, m) in enumerate(zip(outs, meta)):
+        if m is not None:
+            t._grad_fn, t._output_nr = node, nr
+            if saves in ("out", "all"):
+                saved.append((t._vc, t._vc.version, describe(t)))
+    return tuple(outs) if isinstance(out, tuple) else outs[0]
+
+
+def replay_backward(node: OpNode, grads):
+    """Re-record a node's VJP as a differentiable op of its inputs (``create_graph=True``)."""
+    key, fn, vals, diff_idx = node._replay
+    args = list(vals)
+    for i, e in zip(diff_idx, node._diff_edges):
+        args[i] = Tensor._saved_input(vals[i], node.next_functions[e])
+    args += [g if isinstance(g, Tensor) else wrap(g) for g in grads]
+    n = len(vals)
+    fwd_vjp = _fwd_vjp(fn, diff_idx)
+
+    def backward_fn(*xs):
+        return tuple(fwd_vjp(*xs[:n])[1](tuple(xs[n:])))
+
+    out = apply(("backward", key, diff_idx, n), backward_fn, args, f"{node._name}Backward")
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _merge(vals, diff_idx, primals):
+    args = list(vals)
+    for i, x in zip(diff_idx, primals):
+        args[i] = x
+    return args

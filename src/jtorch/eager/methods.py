@@ -1,0 +1,266 @@
+"""The hand-written Tensor methods: the listed few that are compositions, not registry ops.
+
+``__getitem__``/``__setitem__``, ``to`` and dtype shorthands, ``copy_``/``fill_``/
+``zero_``, ``contiguous``/``clone``/``reshape``/``flatten``, the multi-output views
+(``unbind``/``split``/``chunk``), ``as_strided``, ``movedim``, ``T``/``mT``, ``*_as``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _dtypes as D
+from .. import _strides
+from .._device import device as Device
+from .._registry import REGISTRY
+from . import views
+from .bind import bound, call
+from .indexing import getitem, index_put, index_put_, setitem
+from .tensor import Tensor
+
+
+def _op(name, x, **statics):
+    spec = REGISTRY[name]
+    return call(spec, ("input",), [x], tuple(statics.get(s) for s in spec.static))
+
+
+def _binary_op(name, x, other):
+    spec = REGISTRY[name]
+    return call(spec, ("input", "src" if name == "_copy" else "value"), [x, other], ())
+
+
+# ------------------------------------------------------------------ conversion
+
+
+def _parse_to(args, kwargs):
+    dev = dtype = None
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dev, dtype = a.device, a.dtype
+        elif isinstance(a, str | Device | int):
+            dev = Device(a)
+    dtype = kwargs.get("dtype", dtype)
+    dev = kwargs.get("device", dev)
+    return (Device(dev) if dev is not None else None), dtype, kwargs.get("copy", False)
+
+
+def to(self, *args, **kwargs) -> Tensor:
+    """Convert dtype and/or device; returns ``self`` itself when nothing changes."""
+    dev, dtype, copy = _parse_to(args, kwargs)
+    if dev is not None and dev.type != "cpu":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if (dtype is None or dtype is self.dtype) and not copy:
+        return self
+    return _to_dtype(self, dtype or self.dtype)
+
+
+def _to_dtype(x, dtype):
+    return _op("_to_dtype", x, dtype=dtype)
+
+
+def _dtype_method(dtype):
+    def method(self, memory_format=None):
+        return self if self.dtype is dtype else _to_dtype(self, dtype)
+
+    return method
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return f"torch.{D.legacy_name(self.dtype)}Tensor"
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
+        dtype = next(d for d in D.ALL if D.legacy_name(d) == name)
+    return self.to(dtype)
+
+
+def cpu(self, memory_format=None):
+    return self
+
+
+# ------------------------------------------------------------------ copies and fills
+
+
+def copy_(self, src, non_blocking=False) -> Tensor:
+    views.check_inplace(self)
+    if isinstance(src, Tensor):
+        try:
+            _strides_broadcast(src._shape, self._shape)
+        except ValueError as e:
+            raise RuntimeError(str(e)) from None
+    return views.commit(self, _binary_op("_copy", self, src))
+
+
+def _strides_broadcast(src, dst):
+    if len(src) > len(dst) or any(s not in (1, d) for s, d in zip(src[::-1], dst[::-1])):
+        bad = next((i for i, (s, d) in enumerate(zip(src[::-1], dst[::-1])) if s not in (1, d)),
+                   0)
+        raise ValueError(
+            f"The size of tensor a ({dst[::-1][bad] if dst else 0}) must match the size of "
+            f"tensor b ({src[::-1][bad]}) at non-singleton dimension {len(dst) - 1 - bad}"
+        )
+
+
+def fill_(self, value) -> Tensor:
+    views.check_inplace(self)
+    return views.commit(self, _binary_op("_fill", self, value))
+
+
+def zero_(self) -> Tensor:
+    views.check_inplace(self)
+    return views.commit(self, _op("_zero", self))
+
+
+def clone(self, *, memory_format=None) -> Tensor:
+    out = bound("clone")(self)
+    if self._stride is not None and _strides.is_non_overlapping_and_dense(self._shape,
+                                                                          self._stride):
+        out._stride = self._stride  # preserve_format keeps dense strides
+    return out
+
+
+def contiguous(self, memory_format=None) -> Tensor:
+    if self.is_contiguous():
+        return self
+    out = bound("clone")(self)
+    out._stride = None
+    return out
+
+
+# ------------------------------------------------------------------ shape
+
+
+def reshape(self, *shape) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], list | tuple):
+        shape = shape[0]
+    size = _strides.infer_size(shape, self.numel())
+    if _strides.view_strides(self._shape, self.stride(), size) is not None:
+        return self.view(size)
+    return contiguous(clone(self)).view(size)
+
+
+def flatten(self, start_dim=0, end_dim=-1) -> Tensor:
+    if self.dim() == 0:
+        return self.reshape(1)
+    s = _strides.wrap_dim(start_dim, self.dim())
+    e = _strides.wrap_dim(end_dim, self.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    shape = self._shape[:s] + (math.prod(self._shape[s : e + 1]),) + self._shape[e + 1 :]
+    return self.reshape(shape)
+
+
+def unflatten(self, dim, sizes) -> Tensor:
+    d = _strides.wrap_dim(dim, self.dim())
+    sizes = _strides.infer_size(sizes, self._shape[d])
+    return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1 :])
+
+
+def movedim(self, source, destination) -> Tensor:
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    n = self.dim()
+    src = tuple(_strides.wrap_dim(s, n) for s in src)
+    dst = tuple(_strides.wrap_dim(d, n) for d in dst)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)"
+        )
+    rest = iter(d for d in range(n) if d not in src)
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    perm = [o if o is not None else next(rest) for o in order]
+    return self.permute(perm)
+
+
+def unbind(self, dim=0):
+    d = _strides.wrap_dim(dim, self.dim())
+    return tuple(self.select(d, i) for i in range(self._shape[d]))
+
+
+def split(self, split_size_or_sections, dim=0):
+    d = _strides.wrap_dim(dim, self.dim())
+    size = self._shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
+        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
+    else:
+        sections = list(split_size_or_sections)
+        if sum(sections) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sections}"
+            )
+    out, start = [], 0
+    for n in sections:
+        out.append(self.narrow(d, start, n))
+        start += n
+    return tuple(out)
+
+
+def chunk(self, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _strides.wrap_dim(dim, self.dim())
+    step = -(-self._shape[d] // chunks) if self._shape[d] else 1
+    return split(self, max(step, 1), d)
+
+
+def as_strided(self, size, stride, storage_offset=None) -> Tensor:
+    return views.as_strided(self, size, stride, storage_offset)
+
+
+def view_as(self, other) -> Tensor:
+    return self.view(other._shape)
+
+
+def expand_as(self, other) -> Tensor:
+    return self.expand(other._shape)
+
+
+def _T(self) -> Tensor:
+    if self.dim() not in (0, 2):
+        import warnings
+
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release.", UserWarning,
+            stacklevel=2,
+        )
+    return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+
+
+def _mT(self) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
+    return self.transpose(-2, -1)
+
+
+def attach() -> None:
+    """Install the hand-written methods on Tensor."""
+    for name, fn in dict(
+        to=to, cpu=cpu, type=type_, copy_=copy_, fill_=fill_, zero_=zero_, clone=clone,
+        contiguous=contiguous, reshape=reshape, flatten=flatten, unflatten=unflatten,
+        movedim=movedim, moveaxis=movedim, unbind=unbind, split=split, chunk=chunk,
+        as_strided=as_strided, view_as=view_as, expand_as=expand_as,
+        index_put_=index_put_, index_put=index_put,
+        __getitem__=getitem, __setitem__=setitem,
+    ).items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(_T)
+    Tensor.mT = property(_mT)
+    for name, dtype in (("float", D.float32), ("double", D.float64), ("half", D.float16),
+                        ("bfloat16", D.bfloat16), ("long", D.int64), ("int", D.int32),
+                        ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
+                        ("bool", D.bool), ("cfloat", D.complex64), ("cdouble", D.complex128)):
+        setattr(Tensor, name, _dtype_method(dtype))

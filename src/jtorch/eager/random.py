@@ -1,0 +1,90 @@
+"""torch.Generator on JAX keys: a seed plus a counter folded into the key per draw.
+
+The counter travels into the jitted sampling kernel as an operand, so drawing numbers
+costs no extra dispatch and no retrace; ``get_state``/``set_state`` round-trip both.
+"""
+
+from __future__ import annotations
+
+import time
+
+import jax
+import numpy as np
+
+from .._device import CPU, device
+
+_DEFAULT_SEED = 67280421310721
+
+
+class Generator:
+    """A random stream: ``torch.Generator().manual_seed(0)``."""
+
+    def __init__(self, device=CPU):
+        self.device = device if not isinstance(device, str) else _as_device(device)
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed) -> Generator:
+        seed = int(seed)
+        if not -(2**63) <= seed < 2**64:
+            raise RuntimeError(f"Overflow when unpacking long long: {seed}")
+        self._seed = seed % 2**64
+        self._key = jax.random.key_data(jax.random.PRNGKey(self._seed % 2**63))
+        self._counter = 0
+        return self
+
+    def seed(self) -> int:
+        s = time.time_ns() % 2**63
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def next(self):
+        """(key, counter) for one draw; the kernel folds the counter into the key."""
+        c = self._counter
+        self._counter = c + 1
+        return self._key, c
+
+    def get_state(self):
+        from .creation import tensor
+        from .. import _dtypes as D
+
+        raw = np.array([self._seed, self._counter], dtype=np.uint64).view(np.uint8)
+        return tensor(raw, dtype=D.uint8)
+
+    def set_state(self, state) -> Generator:
+        raw = np.asarray(state._value, dtype=np.uint8)
+        if raw.size != 16:
+            raise RuntimeError("Expected a Generator state of 16 bytes (a jtorch Generator state)")
+        seed, counter = raw.view(np.uint64).tolist()
+        self.manual_seed(seed)
+        self._counter = counter
+        return self
+
+
+def _as_device(d):
+    return device(d)
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)

@@ -1,0 +1,430 @@
+"""The eager Tensor: storage, geometry metadata and autograd identity.
+
+Op methods (``x.add``, ``x.add_``, ``x + y``, views) are generated from the registry by
+``bind.py``; what is written here by hand is the short list PyTorch users call that
+is not an op: metadata, conversion to Python, autograd entry points, ``__getitem__``/
+``__setitem__`` and ``to``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtypes as D
+from .. import _strides
+from .._device import CPU, device
+from .autograd import grad_mode
+from .autograd.node import AccumulateGrad, RemovableHandle
+from .storage import Storage, VersionCounter
+
+_NP2T = {d.np: d for d in D.ALL}
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __getitem__(self, i):
+        out = tuple.__getitem__(self, i)
+        return Size(out) if isinstance(i, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor:
+    """A torch tensor whose data is a ``jax.Array`` held in a (possibly shared) Storage."""
+
+    # Defaults live on the class so creating a tensor sets only what differs.
+    _chain: tuple = ()  # view steps from the storage's base value to this tensor
+    _stride: tuple | None = None  # None: contiguous strides for the shape
+    _offset = 0
+    _requires_grad = False
+    _grad_fn = None
+    _output_nr = 0
+    _grad = None
+    _base = None  # the tensor this is a differentiable view of
+    _view_version = 0
+    _cache_src = None
+    _cache = None
+    _grad_acc = None
+    _retains_grad = False
+    _leaf_hooks = None
+    _inference = False
+    _device = CPU
+    __array_priority__ = 1000  # numpy defers binary ops to Tensor's reflected methods
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor or args or kwargs:
+            from .creation import legacy_new
+
+            return legacy_new(cls, *args, **kwargs)
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    # ------------------------------------------------------------ data and geometry
+
+    @property
+    def _value(self):
+        if not self._chain:
+            return self._storage.value
+        base = self._storage.value
+        if self._cache_src is not base:
+            from .views import read_chain
+
+            self._cache = read_chain(self._chain, base)
+            self._cache_src = base
+        return self._cache
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_strides.wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim: int | None = None):
+        st = self._stride if self._stride is not None else _strides.contiguous_strides(self._shape)
+        return st if dim is None else st[_strides.wrap_dim(dim, len(st))]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return self._stride is None or _strides.is_contiguous(self._shape, self._stride)
+
+    def data_ptr(self) -> int:
+        return self._storage.ptr + self._offset * self.dtype.itemsize
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        return math.prod(self._shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def _version(self) -> int:
+        return self._vc.version
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ------------------------------------------------------------ conversion to Python
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self._value)
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return np.asarray(self._value).reshape(()).item()
+
+    def tolist(self):
+        return np.asarray(self._value).tolist()
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+                if self.numel()
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype._kind != 1 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, "") if not spec else str(self).__format__(spec)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        from .printing import format_tensor
+
+        suffixes = []
+        if self._device.type != "cpu":
+            suffixes.append(f"device='{self._device}'")
+        if self._grad_fn is not None or (self._base is not None and self.grad_fn is not None):
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        show = self.dtype not in (D.get_default_dtype(), D.int64, D.bool, D.default_complex())
+        return format_tensor(
+            np.asarray(self._value), dtype_name=repr(self.dtype), show_dtype=show,
+            suffixes=suffixes,
+        )
+
+    __str__ = __repr__
+
+    # ------------------------------------------------------------ autograd identity
+
+    @property
+    def requires_grad(self) -> bool:
+        if self._base is not None and self._view_version != self._vc.version:
+            from .views import regenerate_view_grad_fn
+
+            regenerate_view_grad_fn(self)
+        return self._grad_fn is not None or self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and self.dtype._kind < 2:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._vc.version:
+            from .views import regenerate_view_grad_fn
+
+            regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _edge(self):
+        """The (node, input_nr) a gradient for this tensor flows into."""
+        fn = self.grad_fn
+        if fn is not None:
+            return fn, self._output_nr
+        acc = self._grad_acc
+        if acc is None:
+            acc = self._grad_acc = AccumulateGrad(self)
+        return acc, 0
+
+    @classmethod
+    def _saved_input(cls, value, edge):
+        """A tensor with a saved value and the autograd edge it had when saved."""
+        t = wrap(value)
+        node, nr = edge
+        if isinstance(node, AccumulateGrad):
+            t._grad_acc, t._requires_grad = node, True
+        elif node is not None:
+            t._grad_fn, t._output_nr = node, nr
+        return t
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._shape != self._shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        if self.grad_fn is None:
+            if not self.requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        if self._retains_grad:
+            return
+        import weakref
+
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._leaf_hooks is None:
+            self._leaf_hooks = {}
+        handle = RemovableHandle(self._leaf_hooks)
+        self._leaf_hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd.engine import backward
+
+        backward((self,), None if gradient is None else (gradient,), retain_graph,
+                 create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, cut from the graph."""
+        return _alias(self, share_version=True)
+
+    def detach_(self) -> Tensor:
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage, no autograd history, and a fresh version counter (as PyTorch)."""
+        return _alias(self, share_version=False)
+
+    @data.setter
+    def data(self, new: Tensor) -> None:
+        self._storage, self._chain, self._vc = new._storage, new._chain, new._vc
+        self._shape, self._stride, self._offset = new._shape, new._stride, new._offset
+        self.dtype, self._cache_src = new.dtype, None
+
+
+def wrap(value, requires_grad: bool = False) -> Tensor:
+    """A fresh tensor owning a new storage that holds the JAX array ``value``."""
+    t = object.__new__(Tensor)
+    t._storage = Storage(value)
+    t._vc = VersionCounter()
+    t._shape = value.shape
+    t.dtype = _NP2T[value.dtype]
+    if requires_grad:
+        t._requires_grad = True
+    if grad_mode._state.inference:
+        t._inference = True
+    return t
+
+
+def _alias(t: Tensor, share_version: bool) -> Tensor:
+    out = object.__new__(type(t) if type(t) is Tensor else Tensor)
+    out._storage, out._chain = t._storage, t._chain
+    out._vc = t._vc if share_version else VersionCounter()
+    out._shape, out._stride, out._offset, out.dtype = t._shape, t._stride, t._offset, t.dtype
+    out._device = t._device
+    return out
