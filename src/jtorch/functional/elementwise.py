@@ -25,7 +25,7 @@ def _check_alpha(dtype: D.dtype, alpha) -> None:
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
-    if dtype is D.bool and not isinstance(alpha, bool):
+    if isinstance(alpha, bool) and dtype is not D.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
@@ -234,5 +234,6 @@ def zero(input):
     return jnp.zeros_like(input)
 
 
-def clone(input):
+def clone(input, *, memory_format=None):
+    """A copy; JAX arrays are immutable, so the eager layer's new storage is the copy."""
     return input
