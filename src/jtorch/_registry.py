@@ -36,6 +36,7 @@ class OpSpec:
     varargs: str | None = None  # the method form takes this parameter as *args
     returns: Any = None  # namedtuple type for structured results
     overloads: tuple = ()  # (predicate(args, kwargs), spec name) tried in order
+    pointwise: bool = False  # the result takes its inputs' memory layout (TensorIterator)
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -64,7 +65,7 @@ def op(name, fn, **kw) -> OpSpec:
 
 # ------------------------------------------------------------------ elementwise
 
-_BIN = dict(inplace=True, out=True)
+_BIN = dict(inplace=True, out=True, pointwise=True)
 op("add", E.add, dunders=("add", "radd", "iadd"), saves="none", **_BIN)
 op("sub", E.sub, dunders=("sub", "isub"), saves="none", aliases=("subtract",), **_BIN)
 op("rsub", E.rsub, method=False, saves="none", dunders=("rsub",))
@@ -89,7 +90,7 @@ op("bitwise_xor", E.bitwise_xor, dunders=("xor", "rxor", "ixor"), saves="none", 
 op("bitwise_not", E.bitwise_not, dunders=("invert",), saves="none", **_BIN)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
     op(_name, getattr(E, _name), saves="none", **_BIN)
-op("where", E.where, saves="inputs", out=True)
+op("where", E.where, saves="inputs", out=True, pointwise=True)
 op("maximum", R.maximum, **_BIN)
 op("minimum", R.minimum, **_BIN)
 op("clone", E.clone, static=("memory_format",), saves="none", extra={"fresh": True})
@@ -156,7 +157,7 @@ op("index_add", indexing.index_add, static=("dim",), inplace=True, out=True, sav
 op("scatter", indexing.scatter, static=("dim", "reduce"), inplace=True, out=True)
 op("scatter_add", indexing.scatter_add, static=("dim",), inplace=True, out=True)
 op("gather", indexing.gather, static=("dim",), out=True)
-op("masked_fill", indexing.masked_fill, inplace=True, saves="inputs")
+op("masked_fill", indexing.masked_fill, inplace=True, saves="inputs", pointwise=True)
 
 # ------------------------------------------------------------------ factories and random
 

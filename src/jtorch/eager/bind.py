@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import inspect
 
-from .. import _registry
+from .. import _registry, _strides
+from .._tensoriter import output_strides
 from . import dispatch, views
 from .autograd import grad_mode
 from .tensor import Size, Tensor
@@ -62,9 +63,21 @@ def call(spec, names, vals, statics, out=None):
     if out is not None:
         return _write_out(spec, out, key, fn, leaves)
     result = dispatch.apply(key, fn, leaves, spec.grad_name, spec.saves)
+    if spec.pointwise:
+        _layout(result, leaves)
     if spec.returns is not None:
         return spec.returns(*result)
     return result
+
+
+def _layout(result, leaves) -> None:
+    """Give a pointwise result its inputs' memory order, as PyTorch's TensorIterator does."""
+    inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
+    if any(st is not None and not _strides.is_contiguous(sh, st) for sh, st in inputs):
+        full = [(sh, st if st is not None else _strides.contiguous_strides(sh))
+                for sh, st in inputs]
+        for r in result if isinstance(result, tuple) else (result,):
+            r._stride = output_strides(r._shape, full)
 
 
 def _write_out(spec, out, key, fn, leaves):

@@ -1,0 +1,179 @@
+"""Eager per-op overhead: jtorch vs PyTorch vs hand-written JAX, measured in one process.
+
+    python benchmarks/eager_ops.py           # full run
+    python benchmarks/eager_ops.py --quick   # fewer, shorter repeats
+
+Cases, all on 64x64 float32 on CPU:
+  add       a + b
+  matmul    a @ b
+  fwd+bwd   ((w * x).exp().sum()).backward() into w, grad reset every iteration
+            (JAX: jax.jit(jax.grad(...)))
+
+Each figure is the median, over several repeats, of (time of a batch of N calls) / N,
+after warm-up. Async results (jtorch, JAX) are waited for at the end of every batch.
+The ratios are what matter; absolute numbers depend on the machine.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+# The comparison is eager overhead on CPU; keep JAX off any accelerator unless asked.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import torch  # noqa: E402
+
+try:
+    import jtorch
+except Exception as exc:  # any failure means "no jtorch column"
+    jtorch = None
+    JTORCH_ERROR = f"{type(exc).__name__}: {exc}"
+
+SIZE = 64
+NOISY_SPREAD = 1.5  # max/min over repeats above which the figures are flagged
+
+
+def sync_jtorch(x) -> None:
+    x._value.block_until_ready()
+
+
+def sync_jax(x) -> None:
+    x.block_until_ready()
+
+
+def sync_torch(x) -> None:
+    pass  # PyTorch's CPU ops are synchronous
+
+
+# ----------------------------------------------------------------------- contenders
+# Each builder returns {case: step}; step() runs the case once and returns a result to sync.
+
+
+def jtorch_cases() -> dict:
+    jtorch.manual_seed(0)
+    a, b = jtorch.randn(SIZE, SIZE), jtorch.randn(SIZE, SIZE)
+    w = jtorch.randn(SIZE, SIZE, requires_grad=True)
+    x = jtorch.randn(SIZE, SIZE)
+
+    def fwd_bwd():
+        loss = (w * x).exp().sum()
+        loss.backward()
+        g = w.grad
+        w.grad = None
+        return g
+
+    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd}
+
+
+def torch_cases() -> dict:
+    torch.manual_seed(0)
+    a, b = torch.randn(SIZE, SIZE), torch.randn(SIZE, SIZE)
+    w = torch.randn(SIZE, SIZE, requires_grad=True)
+    x = torch.randn(SIZE, SIZE)
+
+    def fwd_bwd():
+        loss = (w * x).exp().sum()
+        loss.backward()
+        g = w.grad
+        w.grad = None
+        return g
+
+    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd}
+
+
+def jax_cases() -> dict:
+    # jtorch turns on x64 mode globally, so the dtype must be explicit.
+    ka, kb, kw, kx = jax.random.split(jax.random.key(0), 4)
+    a, b, w, x = (jax.random.normal(k, (SIZE, SIZE), dtype=jnp.float32) for k in (ka, kb, kw, kx))
+    add = jax.jit(lambda a, b: a + b)
+    matmul = jax.jit(lambda a, b: a @ b)
+    grad = jax.jit(jax.grad(lambda w, x: jnp.sum(jnp.exp(w * x))))
+    return {
+        "add": lambda: add(a, b),
+        "matmul": lambda: matmul(a, b),
+        "fwd+bwd": lambda: grad(w, x),
+    }
+
+
+# ----------------------------------------------------------------------- timing
+
+
+def _batch(step, sync, n: int) -> float:
+    """Seconds per call over a batch of n calls, waiting for the last result."""
+    t0 = time.perf_counter()
+    for _ in range(n):
+        r = step()
+    sync(r)
+    return (time.perf_counter() - t0) / n
+
+
+def time_us(step, sync, repeats: int, target_s: float) -> tuple[float, float]:
+    """Median microseconds per call, and max/min spread over the repeats.
+
+    N per batch is sized so that a batch takes about target_s.
+    """
+    _batch(step, sync, 10)  # compile / warm caches
+    est = _batch(step, sync, 20)
+    n = max(10, min(100_000, int(target_s / max(est, 1e-7))))
+    runs = [_batch(step, sync, n) for _ in range(repeats)]
+    return 1e6 * statistics.median(runs), max(runs) / min(runs)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    args = ap.parse_args()
+    repeats, target_s = (3, 0.02) if args.quick else (7, 0.2)
+
+    contenders = [("torch", torch_cases, sync_torch), ("JAX", jax_cases, sync_jax)]
+    if jtorch is not None:
+        contenders.insert(0, ("jtorch", jtorch_cases, sync_jtorch))
+    else:
+        print(f"!! jtorch could not be imported ({JTORCH_ERROR});", file=sys.stderr)
+        print("!! install it with `pip install -e .` from the repo root.", file=sys.stderr)
+        print("!! Timing PyTorch and JAX only.\n", file=sys.stderr)
+
+    print(
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"jax {jax.__version__} on {jax.devices()[0].platform}, "
+        f"{SIZE}x{SIZE} float32, {repeats} repeats, median"
+    )
+    results: dict[str, dict[str, float]] = {}
+    noisy = False
+    for name, build, sync in contenders:
+        try:
+            results[name] = {}
+            for case, step in build().items():
+                us, spread = time_us(step, sync, repeats, target_s)
+                results[name][case] = us
+                noisy |= spread > NOISY_SPREAD
+        except Exception as exc:  # report it and keep the other columns
+            print(f"!! {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    def cell(name, case):
+        v = results.get(name, {}).get(case)
+        return f"{v:10.1f}" if v is not None else f"{'n/a':>10}"
+
+    def ratio(case, other):
+        j, o = results.get("jtorch", {}).get(case), results.get(other, {}).get(case)
+        return f"{j / o:12.2f}x" if j is not None and o is not None else f"{'n/a':>13}"
+
+    head = "".join(f"{h:>10}" for h in ("jtorch us", "torch us", "JAX us"))
+    print(f"\n{'op':<10}{head}{'jtorch/JAX':>13}{'jtorch/torch':>13}")
+    for case in ("add", "matmul", "fwd+bwd"):
+        row = "".join(cell(n, case) for n in ("jtorch", "torch", "JAX"))
+        print(f"{case:<10}{row}{ratio(case, 'JAX')}{ratio(case, 'torch')}")
+    if noisy:
+        print(
+            f"\nnote: some repeats differed by more than {NOISY_SPREAD}x (a busy machine?);"
+            " rerun on an idle one before quoting these figures."
+        )
+    return 0 if "jtorch" in results else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
