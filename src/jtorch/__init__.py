@@ -44,11 +44,19 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def _require_tensor(name: str, input) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def numel(input) -> int:
+    _require_tensor("numel", input)
     return input.numel()
 
 
 def is_floating_point(input) -> bool:
+    _require_tensor("is_floating_point", input)
     return input.is_floating_point()
 
 
@@ -58,8 +66,13 @@ def as_strided(input, size, stride, storage_offset=None):
 
 def from_jax(array) -> Tensor:
     """Wrap a JAX array as a tensor without copying."""
+    import jax
+
     from .eager.tensor import wrap
 
+    if not isinstance(array, jax.Array):
+        raise TypeError(f"from_jax expects a jax.Array, got {type(array).__name__}")
+    _dtypes.from_numpy_dtype(array.dtype)  # TypeError for dtypes torch lacks
     return wrap(array)
 
 

@@ -82,7 +82,11 @@ def set_default_dtype(d: dtype) -> None:
     """Set the dtype of Python floats and float factories (float16/32/64 or bfloat16 only)."""
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
-    _default[0] = d
+    if d is not _default[0]:
+        _default[0] = d
+        # Kernels read the default at trace time (it types Python floats), so traces made
+        # under the old default are stale.
+        jax.clear_caches()
 
 
 def default_complex() -> dtype:

@@ -25,7 +25,7 @@ def is_contiguous(shape, stride) -> bool:
     if 0 in shape:
         return True
     expected = 1
-    for size, st in zip(reversed(shape), reversed(stride)):
+    for size, st in zip(reversed(shape), reversed(stride), strict=False):
         if size != 1:
             if st != expected:
                 return False
@@ -47,8 +47,62 @@ def is_non_overlapping_and_dense(shape, stride) -> bool:
 
 
 def has_internal_overlap(shape, stride) -> bool:
-    """True when two elements share memory (a stride-0 dimension of size > 1)."""
-    return any(st == 0 and sz > 1 for sz, st in zip(shape, stride))
+    """True when two elements share memory (a stride-0 dimension of size > 1).
+
+    Like PyTorch, other overlaps (``as_strided`` windows, overlapping ``unfold``) count as
+    "too hard to tell" and are let through.
+    """
+    return any(st == 0 and sz > 1 for sz, st in zip(shape, stride, strict=False))
+
+
+def overlap_status(a, b) -> str:
+    """PyTorch's ``get_overlap_status`` for two ``(shape, stride, offset)`` of one storage.
+
+    "full" (same elements, same order), "partial", "no" or "too_hard" (either is not
+    non-overlapping and dense, so PyTorch does not try).
+    """
+    (sa, sta, oa), (sb, stb, ob) = a, b
+    na, nb = math.prod(sa), math.prod(sb)
+    if not na or not nb:
+        return "no"
+    if not (is_non_overlapping_and_dense(sa, sta) and is_non_overlapping_and_dense(sb, stb)):
+        return "too_hard"
+    if oa == ob and na == nb:
+        return "full" if tuple(sta) == tuple(stb) else "partial"
+    return "partial" if oa < ob + nb and ob < oa + na else "no"
+
+
+def infer_dense_strides(shape, stride) -> tuple[int, ...]:
+    """Dense strides in the memory order of ``stride`` (``empty_like``'s preserve_format).
+
+    PyTorch's stable insertion sort: stride-0 dimensions keep their place, equal strides
+    put the smaller size innermost.
+    """
+    n = len(shape)
+
+    def should_swap(d0, d1):
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            cmp = should_swap(perm[d0], perm[d1])
+            if cmp > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif cmp < 0:
+                break
+    out, acc = [0] * n, 1
+    for d in perm:
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -65,19 +119,28 @@ def wrap_dim(dim: int, ndim: int) -> int:
 def infer_size(shape, numel: int) -> tuple[int, ...]:
     """Resolve one -1 in a requested shape; RuntimeError when numel cannot match."""
     shape = tuple(int(s) for s in shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if any(s < -1 for s in shape):
-        raise RuntimeError(f"invalid shape dimension {min(shape)}")
-    known = math.prod(s for s in shape if s != -1)
-    if neg:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = shape[: neg[0]] + (numel // known,) + shape[neg[0] + 1 :]
-    elif known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape
+    known, infer = 1, None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {i} of shape {list(shape)}"
+            )
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is None:
+            return shape
+        if known == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
+        return shape[:infer] + (numel // known,) + shape[infer + 1 :]
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 def view_strides(old_shape, old_stride, new_shape):
@@ -208,9 +271,11 @@ def g_squeeze(shape, stride, offset, dim=None):
     if dim is None:
         dims = tuple(i for i in range(n) if shape[i] == 1)
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(sorted({wrap_dim(d, n) for d in dims} if n else ()))
-        dims = tuple(d for d in dims if shape[d] == 1)
+        wrapped = [wrap_dim(d, n) for d in ((dim,) if isinstance(dim, int) else dim)]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims = tuple(sorted(d for d in wrapped if n and shape[d] == 1))
     keep = [i for i in range(n) if i not in dims]
     return (
         tuple(shape[i] for i in keep),
@@ -253,19 +318,22 @@ def g_select(shape, stride, offset, dim, index):
 def g_narrow(shape, stride, offset, dim, start, length):
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = wrap_dim(dim, len(shape))
     size = shape[d]
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
         )
-    start %= size if size else 1
-    if length < 0 or start + length > size:
+    if start < 0:
+        start += size
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return (
         shape[:d] + (length,) + shape[d + 1 :],
         stride,
-        offset + start * stride[d] if length else offset,
+        offset + start * stride[d],
         {"dim": d, "start": start, "length": length},
     )
 
@@ -325,28 +393,38 @@ def g_as_strided(shape, stride, offset, size, stride_, storage_offset=None):
 
 
 def g_getitem(shape, stride, offset, index):
-    """Basic indexing: ``index`` comes from ``normalize_basic_index``."""
+    """Basic indexing: ``index`` comes from ``normalize_basic_index``.
+
+    The canonical args split the index into its structure (None, "i" for an int,
+    ``(length, step)`` for a slice) and ``at``, the ints and slice starts: the kernels
+    are keyed by the structure alone, so ``x[i]`` in a loop compiles once.
+    """
     out_shape, out_stride, d = [], [], 0
+    structure, at = [], []
     for item in index:
         if item is None:
             out_shape.append(1)
             out_stride.append(stride[d] * shape[d] if d < len(shape) else 1)
+            structure.append(None)
         elif isinstance(item, int):
             offset += item * stride[d]
+            structure.append("i")
+            at.append(item)
             d += 1
         else:
             start, stop, step = item
             length = max(0, (stop - start + step - 1) // step)
-            if length:
-                offset += start * stride[d]
+            offset += start * stride[d]  # PyTorch moves the offset even for empty slices
             out_shape.append(length)
             out_stride.append(stride[d] * step)
+            structure.append((length, step))
+            at.append(start)
             d += 1
     return (
         tuple(out_shape) + tuple(shape[d:]),
         tuple(out_stride) + tuple(stride[d:]),
         offset,
-        {"index": index},
+        {"index": tuple(structure), "at": tuple(at)},
     )
 
 
@@ -354,23 +432,26 @@ def normalize_basic_index(index, shape):
     """Expand Ellipsis and wrap negatives: a hashable tuple of ints, None and slices.
 
     Slices become ``(start, stop, step)`` tuples (slice objects are unhashable before 3.12).
+    Like PyTorch (unlike NumPy), several ellipses are allowed: each skips the dimensions
+    the other items leave over, and an index that then runs past the last dimension
+    raises.
     """
     if not isinstance(index, tuple):
         index = (index,)
+    ndim = len(shape)
     n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_real > len(shape):
-        raise IndexError(
-            f"too many indices for tensor of dimension {len(shape)}"
-        )
+    if n_real > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out, d = [], 0
     for item in index:
         if item is Ellipsis:
-            fill = len(shape) - n_real
-            out.extend((0, shape[d + k], 1) for k in range(fill))
+            fill = ndim - n_real
+            out.extend((0, shape[k], 1) for k in range(d, min(d + fill, ndim)))
             d += fill
-        elif item is None:
+            continue
+        if d > ndim or (d == ndim and item is not None):
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        if item is None:
             out.append(None)
         elif isinstance(item, slice):
             step = 1 if item.step is None else item.step

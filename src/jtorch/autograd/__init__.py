@@ -1,22 +1,25 @@
 """torch.autograd: backward, grad, Function, grad mode and numerical gradient checks."""
 
 from ..eager.autograd.engine import backward, grad
-from ..eager.autograd.function import Function, FunctionCtx
+from ..eager.autograd.function import Function, FunctionCtx, once_differentiable
 from ..eager.autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled,
+    detect_anomaly,
+    enable_grad,
+    inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_detect_anomaly,
+    set_grad_enabled,
 )
 from ..eager.autograd.node import Node
+from . import function, grad_mode, graph
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
-    "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "enable_grad", "grad",
-    "gradcheck", "gradgradcheck", "inference_mode", "is_grad_enabled", "no_grad",
-    "set_grad_enabled",
+    "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
+    "enable_grad", "function", "grad", "grad_mode", "gradcheck", "gradgradcheck", "graph",
+    "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled",
+    "no_grad", "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
 ]
-
-
-class _Graph:
-    Node = Node
-
-
-graph = _Graph()

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import inspect
 
-from .. import _registry, _strides
+import numpy as np
+
+from .. import _dtypes, _registry, _strides
 from .._tensoriter import output_strides
 from . import dispatch, views
 from .autograd import grad_mode
@@ -48,6 +50,8 @@ def _op_fn(spec, names, lens, statics):
 
 def call(spec, names, vals, statics, out=None):
     """Run a registry op on dynamic ``vals`` (named by ``names``) and ``statics``."""
+    if spec.extra:
+        _check_index_bounds(spec, names, vals, statics)
     leaves, lens = [], []
     for v in vals:
         if isinstance(v, list | tuple):
@@ -62,12 +66,32 @@ def call(spec, names, vals, statics, out=None):
         fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
     if out is not None:
         return _write_out(spec, out, key, fn, leaves)
-    result = dispatch.apply(key, fn, leaves, spec.grad_name, spec.saves)
+    name = spec.grad_name
+    if type(name) is not str:
+        name = name(dict(zip(spec.static, statics)), dict(zip(names, vals)))
+    result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
     if spec.pointwise:
         _layout(result, leaves)
     if spec.returns is not None:
         return spec.returns(*result)
     return result
+
+
+def _check_index_bounds(spec, names, vals, statics) -> None:
+    name = spec.extra.get("index_bounds")
+    if name is None or name not in names:
+        return
+    index, input = vals[names.index(name)], vals[names.index("input")]
+    if not isinstance(index, Tensor) or not isinstance(input, Tensor) or not index.numel():
+        return
+    dim = _strides.wrap_dim(dict(zip(spec.static, statics))["dim"], input.dim())
+    size = input._shape[dim] if input._shape else 1
+    host = np.asarray(index._value)
+    bad = host[(host < 0) | (host >= size)]
+    if bad.size:
+        raise RuntimeError(
+            f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}"
+        )
 
 
 def _layout(result, leaves) -> None:
@@ -165,7 +189,10 @@ def _gen_view(spec):
 
 
 def _view(spec, x, kw):
-    return views.make_view(x, spec.fn, spec.geometry, kw, spec.grad_name)
+    name = spec.grad_name
+    if type(name) is not str:
+        name = name(kw, {"input": x})
+    return views.make_view(x, spec.fn, spec.geometry, kw, name)
 
 
 def _compile(name, sig, body, g):
@@ -190,13 +217,40 @@ def _varargs_method(fn, param: str):
     return method
 
 
-def _inplace(fn, name):
+def _inplace(spec, fn, name):
+    """``x.op_(...)``: the op out of place, then committed into ``x`` (views, versions, grad)."""
+    internal = spec.name not in _MAY_WRITE_EXPANDED
+
     def method(self, *args, **kwargs):
         views.check_inplace(self)
-        return views.commit(self, fn(self, *args, **kwargs))
+        if spec.pointwise and spec.promotion == "default":
+            _check_inplace_dtype(self, args, kwargs)
+        inputs = (*args, *kwargs.values())
+        return views.commit(self, fn(self, *args, **kwargs), inputs=inputs,
+                            internal_overlap=internal)
 
     method.__name__ = name
     return method
+
+
+# PyTorch lets these write a tensor whose elements share memory (an expanded one).
+_MAY_WRITE_EXPANDED = {"masked_fill"}
+
+
+def _check_inplace_dtype(self, args, kwargs) -> None:
+    """PyTorch rejects ``int_x &= 1.5`` by its promoted dtype before running the kernel."""
+    ops = [(self.dtype, self.dim())]
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            ops.append((a.dtype, a.dim()))
+        elif isinstance(a, bool | int | float | complex):
+            ops.append(a)
+    common = _dtypes.result_type_of(ops)
+    if not _dtypes.can_cast(common, self.dtype):
+        raise RuntimeError(
+            f"result type {_dtypes.legacy_name(common)} can't be cast to the desired output "
+            f"type {_dtypes.legacy_name(self.dtype)}"
+        )
 
 
 def _reflected(fn, name):
@@ -239,10 +293,12 @@ def bind_all(namespace: dict) -> None:
                 method = _varargs_method(fn, spec.varargs) if spec.varargs else fn
                 setattr(Tensor, name, method)
             if spec.inplace:
-                setattr(Tensor, name + "_", _inplace(fn, name + "_"))
+                setattr(Tensor, name + "_", _inplace(spec, fn, name + "_"))
         for d in spec.dunders:
             if d in _INPLACE_DUNDERS:
-                setattr(Tensor, f"__{d}__", _inplace(fn, f"__{d}__"))
+                setattr(Tensor, f"__{d}__", _inplace(spec, fn, f"__{d}__"))
+            elif d in _COMMUTATIVE_DUNDERS:  # keep self first, as PyTorch's graph does
+                setattr(Tensor, f"__{d}__", fn)
             elif d in _REFLECTED_DUNDERS:
                 setattr(Tensor, f"__{d}__", _reflected(fn, f"__{d}__"))
             else:
@@ -253,6 +309,7 @@ _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or"
 _INPLACE_DUNDERS = {"i" + b for b in _BINARY}
 # rsub is declared as its own op (other - input), so it is bound directly, not reflected.
 _REFLECTED_DUNDERS = {"r" + b for b in _BINARY} - {"rsub"}
+_COMMUTATIVE_DUNDERS = {"radd", "rmul", "rand", "ror", "rxor"}
 
 
 def bound(name: str):

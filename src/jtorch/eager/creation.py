@@ -1,12 +1,20 @@
 """Tensors from Python data, and the factory bindings (plain, ``*_like``, ``new_*``, random).
 
+``tensor`` follows torch's ``internal_new_from_data``: the shape comes from the first
+element at each level, the dtype from promoting every element, and then each element is
+stored with torch's checked conversion (so ragged data and overflow raise as in torch).
+
 Differences from PyTorch: ``from_numpy`` and ``as_tensor`` on an ndarray copy the data
-(JAX arrays are immutable, so writes cannot be shared with NumPy); ``empty`` is zeros.
+(JAX arrays are immutable, so writes cannot be shared with NumPy; strides are kept when
+the array is dense); ``empty`` is zeros.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import numbers
+import operator
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -14,82 +22,188 @@ import numpy as np
 
 from .. import _dtypes as D
 from .. import _registry, _strides
+from .._device import device as Device
+from .._device import jax_device
+from ..functional import random as FR
+from ..functional.creation import _size, checked_scalar
 from . import dispatch
 from .random import default_generator
 from .tensor import Size, Tensor, wrap
 
+_MAX_DIMS = 64
+_PY_NUMBERS = {bool, int, float, complex}
+# Element types stored in bulk per target kind (bool, int, float, complex); others go
+# through _leaf one by one.
+_PLAIN = ({bool, int, float}, {bool, int}, {bool, int, float}, {bool, int, float, complex})
+_COPY_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
+)
 
-def _infer_dtype(data) -> D.dtype:
-    """torch's dtype for nested Python data: the highest category present."""
-    best = None
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Tensor):
-            d = x.dtype
-        elif isinstance(x, np.ndarray | np.generic):
-            d = D.from_numpy_dtype(x.dtype)
-        elif isinstance(x, list | tuple):
-            stack.extend(x)
+
+def _is_seq(x) -> bool:
+    """What torch's ``PySequence_Check`` accepts as a nesting level (not tensors, not dicts)."""
+    if isinstance(x, Tensor | collections.abc.Mapping):
+        return False
+    return isinstance(x, collections.abc.Sequence | np.ndarray) or (
+        hasattr(type(x), "__getitem__") and hasattr(type(x), "__len__")
+    )
+
+
+def _sizes(data) -> list[int]:
+    """The shape, read from the first element at each level (torch's ``compute_sizes``)."""
+    sizes = []
+    while _is_seq(data):
+        sizes.append(len(data))
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        if not sizes[-1]:
+            break
+        data = data[0]
+    return sizes
+
+
+def _infer_dtype(obj) -> D.dtype:
+    """torch's ``infer_scalar_type``: the promotion of every element's type."""
+    if isinstance(obj, np.ndarray | np.generic):
+        return D.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, Tensor):
+        return obj.dtype
+    if isinstance(obj, numbers.Number) and isinstance(obj, bool | int | float | complex):
+        return D._scalar_dtype(obj)
+    if isinstance(obj, str | bytes):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    if not _is_seq(obj):
+        raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+    out, plain = None, set()
+    for item in obj:
+        if type(item) in _PY_NUMBERS:  # the common case, gathered by type to stay fast
+            plain.add(type(item))
             continue
-        elif isinstance(x, numbers.Number):
-            d = D._scalar_dtype(x if not isinstance(x, numbers.Integral | bool) else
-                                (bool(x) if isinstance(x, bool) else int(x)))
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-        best = d if best is None else (d if d._kind > best._kind else best)
-    return best or D.get_default_dtype()
+        if item is obj:
+            raise TypeError("new(): self-referential lists are incompatible")
+        d = _infer_dtype(item)
+        out = d if out is None else D.promote_types(out, d)
+        if out is D.complex128:
+            return out
+    for t in plain:
+        d = D._scalar_dtype(t())
+        out = d if out is None else D.promote_types(out, d)
+    return out or D.get_default_dtype()
 
 
-def _to_numpy(data, dtype: D.dtype):
-    if isinstance(data, Tensor):
-        return np.asarray(data._value)
-    if isinstance(data, list | tuple):
-        return np.array([_to_numpy(x, dtype) if isinstance(x, Tensor | list | tuple | np.ndarray)
-                         else x for x in data], dtype=object)
-    return data
+def _leaf(x, dtype: D.dtype):
+    """One element stored into ``dtype`` (torch's ``store_scalar``)."""
+    if isinstance(x, np.generic | np.ndarray) and x.size == 1:
+        x = x.item()
+    kind = dtype._kind
+    if kind == 1:
+        if not isinstance(x, float):
+            x = operator.index(x)  # TypeError for lists, complex and float tensors, as torch
+            if not -(2**63) <= x < 2**63:
+                raise ValueError("Overflow when unpacking long long")
+        return checked_scalar(x, dtype)
+    if isinstance(x, Tensor) and x.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    convert = {0: bool, 2: float, 3: complex}[kind]
+    if not (hasattr(type(x), "__float__") or hasattr(type(x), "__index__") or (
+        kind != 2 and hasattr(type(x), "__complex__")
+    )):
+        raise TypeError(f"must be real number, not {type(x).__name__}")
+    return convert(x)
 
 
-def _nested(data, dim=0):
-    """Validate nesting (PyTorch's ValueErrors) and return a plain nested list."""
-    if isinstance(data, Tensor):
-        if data.numel() != 1 and dim > 0:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return data.tolist() if dim == 0 else data.item()
-    if isinstance(data, np.ndarray):
-        return data.tolist()
-    if isinstance(data, list | tuple):
-        items = [_nested(x, dim + 1) for x in data]
-        lens = {len(x) if isinstance(x, list) else -1 for x in items}
-        if len(lens) > 1:
-            first = len(items[0]) if isinstance(items[0], list) else -1
-            bad = next(x for x in items if (len(x) if isinstance(x, list) else -1) != first)
-            raise ValueError(
-                f"expected sequence of length {first} at dim {dim + 1} "
-                f"(got {len(bad) if isinstance(bad, list) else 0})"
-            )
-        return items
-    return data
+def _store(obj, sizes, dim, dtype, out: list) -> None:
+    """Flatten ``obj`` into ``out``, checking every level's length (``recursive_store``)."""
+    if dim == len(sizes):
+        out.append(_leaf(obj, dtype))
+        return
+    try:
+        seq = list(obj)
+    except TypeError:
+        raise TypeError("not a sequence") from None
+    if len(seq) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(seq)})")
+    if dim == len(sizes) - 1 and set(map(type, seq)) <= _PLAIN[dtype._kind]:
+        out.extend(seq)  # plain Python numbers: converted (and checked) by _host_array
+        return
+    for item in seq:
+        _store(item, sizes, dim + 1, dtype, out)
+
+
+def _host_array(flat: list, sizes, dtype: D.dtype) -> np.ndarray:
+    """The stored elements as a NumPy array of ``dtype`` (integers range-checked as torch)."""
+    if dtype._kind == 1:
+        try:
+            values = np.array(flat, dtype=np.int64)
+        except OverflowError:
+            values = np.array([_leaf(x, dtype) for x in flat], dtype=np.int64)
+        info = np.iinfo(dtype.np)
+        bad = (values < (-info.max if info.min == 0 else info.min)) | (values > info.max)
+        if bad.any():
+            checked_scalar(int(values[bad.argmax()]), dtype)  # raises torch's error
+        return values.reshape(sizes).astype(dtype.np)
+    host = {0: np.bool_, 2: np.float64, 3: np.complex128}[dtype._kind]
+    with np.errstate(over="ignore"):  # torch lets floats overflow to inf
+        return np.array(flat, dtype=host).reshape(sizes).astype(dtype.np)
+
+
+def _from_ndarray(arr: np.ndarray, dtype: D.dtype | None = None) -> Tensor:
+    """A tensor holding a copy of ``arr``; its strides survive when they are dense."""
+    if not arr.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte "
+                         "order. Conversion between byte orders is currently not supported.")
+    src = D.from_numpy_dtype(arr.dtype)
+    if any(s < 0 for s in arr.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array  with array.copy().) "
+        )
+    # A copy: jnp.asarray may alias the ndarray's memory on CPU, and NumPy can mutate it.
+    t = wrap(jnp.array(arr, (dtype or src).np, copy=True))
+    stride = tuple(s // arr.itemsize for s in arr.strides)
+    if arr.ndim > 1 and _strides.is_non_overlapping_and_dense(arr.shape, stride):
+        if stride != _strides.contiguous_strides(arr.shape):
+            t._stride = stride
+    return t
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """Copy ``data`` (nested sequences, scalars, ndarrays, tensors) into a new leaf tensor."""
     dtype = D.to_dtype(dtype) if dtype is not None else None
+    device = _target(device)
     if isinstance(data, Tensor):
-        value = data._value if dtype is None else jnp.asarray(data._value).astype(dtype.np)
-        return _finish(wrap(jnp.array(value)), requires_grad)
-    if isinstance(data, np.ndarray | np.generic) and data.dtype != object:
-        src_dtype = D.from_numpy_dtype(data.dtype)
-        return _finish(wrap(jnp.asarray(np.asarray(data), (dtype or src_dtype).np)), requires_grad)
+        warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
+        value = data._value if dtype is None else data._value.astype(dtype.np)
+        return _finish(wrap(jnp.array(value)), requires_grad, device)
+    if isinstance(data, np.ndarray | np.generic | jax.Array):
+        return _finish(_from_ndarray(np.asarray(data), dtype), requires_grad, device)
+    if isinstance(data, str | bytes):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    sizes = _sizes(data)
     if dtype is None:
         dtype = _infer_dtype(data)
-    values = np.array(_nested(data), dtype=dtype.np if dtype.name != "bfloat16" else np.float64)
-    if dtype._kind < 2 and values.dtype.kind == "f":
-        values = np.trunc(values)
-    return _finish(wrap(jnp.asarray(values, dtype.np)), requires_grad)
+    flat: list = []
+    _store(data, sizes, 0, dtype, flat)
+    values = _host_array(flat, sizes, dtype)
+    return _finish(wrap(jnp.asarray(values)), requires_grad, device)
 
 
-def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+def _target(device) -> Device | None:
+    """Check a ``device=`` argument before any work (as torch); None for the CPU."""
+    if device is None:
+        return None
+    dev = Device(device)
+    jax_device(dev)
+    return None if dev.type == "cpu" else Device(dev.type, dev.index or 0)
+
+
+def _finish(t: Tensor, requires_grad: bool, device: Device | None = None) -> Tensor:
+    if device is not None:
+        t._storage.value = jax.device_put(t._storage.value, jax_device(device))
+        t._device = device
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -97,37 +211,62 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """The same tensor when no conversion is needed; otherwise a converted copy."""
+    dtype = D.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
-        if dtype is None or D.to_dtype(dtype) is data.dtype:
-            return data
-        return data.to(D.to_dtype(dtype))
-    return tensor(data, dtype=dtype)
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray):
+        return _finish(_from_ndarray(data, dtype), False, _target(device))
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor with the array's dtype, shape and (dense) strides; a copy, see above."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    D.from_numpy_dtype(ndarray.dtype)
-    return tensor(ndarray)
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__module__}."
+                        f"{type(ndarray).__name__})")
+    return _from_ndarray(ndarray)
+
+
+def _is_int(x) -> bool:
+    if isinstance(x, Tensor):
+        return x.dim() == 0 and x.dtype._kind == 1
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
 
 
 def legacy_new(cls, *args, **kwargs):
-    """``torch.Tensor(2, 3)`` (uninitialised float) and ``torch.Tensor([1, 2])`` (float data)."""
-    device = kwargs.pop("device", None)
+    """``torch.Tensor(2, 3)`` (uninitialised) and ``torch.Tensor([1, 2])`` (default dtype)."""
+    return _legacy(cls, args, kwargs, None)
+
+
+def _legacy(cls, args, kwargs, dtype):
+    """The legacy constructors; ``dtype`` is set for the typed ``torch.FloatTensor`` family."""
+    name = "new" if dtype is None else f"{D.legacy_name(dtype)}Tensor"
+    dev = kwargs.pop("device", None)
+    if dev is not None and Device(dev).type != "cpu":
+        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
+                           f"{Device(dev).type} was passed")
     if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments: {list(kwargs)}")
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"keywords {list(kwargs)}")
+    make = dtype or D.get_default_dtype()
     if not args:
-        t = zeros(0)
+        t = zeros(0, dtype=make)
     elif len(args) == 1 and isinstance(args[0], Tensor):
+        if dtype is not None and args[0].dtype is not dtype:
+            raise TypeError(f"expected {dtype} (got {args[0].dtype})")
         t = args[0].detach()
-    elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        t = zeros(*args)
     elif len(args) == 1 and isinstance(args[0], Size):
-        t = zeros(args[0])
+        t = zeros(tuple(args[0]), dtype=make)
+    elif all(_is_int(a) for a in args):
+        t = zeros(tuple(operator.index(a) for a in args), dtype=make)
+    elif len(args) == 1 and _is_seq(args[0]):
+        t = tensor(args[0], dtype=make)
     elif len(args) == 1:
-        t = tensor(args[0], dtype=D.get_default_dtype())
+        raise TypeError(f"{name}(): data must be a sequence (got {type(args[0]).__name__})")
     else:
-        raise TypeError(f"new() received an invalid combination of arguments: {args}")
+        bad = next(a for a in args if not _is_int(a))
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but got "
+                        f"{type(bad).__name__}")
     if cls is not Tensor:
         t.__class__ = cls
     return t
@@ -135,110 +274,173 @@ def legacy_new(cls, *args, **kwargs):
 
 def _typed_legacy(dtype):
     class _Legacy(type):
+        _dtype = dtype
+
         def __instancecheck__(cls, obj):
             return isinstance(obj, Tensor) and obj.dtype is dtype
 
-        def __call__(cls, *args):
-            t = legacy_new(Tensor, *args)
-            return t if t.dtype is dtype else t.to(dtype)
+        def __call__(cls, *args, **kwargs):
+            return _legacy(Tensor, args, kwargs, dtype)
 
     return _Legacy
 
 
 LEGACY_TYPES = {
-    name: _typed_legacy(d)(name, (), {})
-    for name, d in (("FloatTensor", D.float32), ("DoubleTensor", D.float64),
-                    ("HalfTensor", D.float16), ("BFloat16Tensor", D.bfloat16),
-                    ("LongTensor", D.int64), ("IntTensor", D.int32), ("ShortTensor", D.int16),
-                    ("CharTensor", D.int8), ("ByteTensor", D.uint8), ("BoolTensor", D.bool))
+    f"{D.legacy_name(d)}Tensor": _typed_legacy(d)(f"{D.legacy_name(d)}Tensor", (), {})
+    for d in (D.float32, D.float64, D.float16, D.bfloat16, D.int64, D.int32, D.int16, D.int8,
+              D.uint8, D.bool)
 }
 
 
 # ------------------------------------------------------------------ factory bindings
 
 
-def _size_args(size):
+def _size_args(name: str, size) -> tuple[int, ...]:
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(torch.Size([2, 3]))``."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], list | tuple):
         size = size[0]
-    return tuple(int(s) for s in size)
+    elif any(isinstance(s, list | tuple) for s in size):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    return _size(size)  # validated here: 3.0 == 3 would otherwise share a cached kernel
 
 
-def _place(value, requires_grad, like=None) -> Tensor:
+def _scalar_arg(x):
+    """0-dim tensors and NumPy scalars passed where torch takes a ``Number``."""
+    if isinstance(x, Tensor):
+        if x.dim() != 0:
+            raise TypeError(f"argument must be Number, not Tensor of {x.dim()} dims")
+        return x.item()
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _emit(name: str, value, out, requires_grad: bool, device) -> Tensor:
+    """A new tensor holding ``value``, or ``value`` written into ``out=`` (resized if needed)."""
+    if out is None:
+        return _place(value, requires_grad, device=device)
+    from . import views
+    from .autograd import grad_mode
+
+    if grad_mode._state.enabled and out.requires_grad:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if out._shape != value.shape:
+        views.resize_(out, value.shape)
+    views.write(out, value.astype(out.dtype.np))
+    return out
+
+
+def _place(value, requires_grad, like=None, device=None) -> Tensor:
     t = wrap(value)
-    if like is not None and like._stride is not None and _strides.is_non_overlapping_and_dense(
-        like._shape, like._stride
-    ):
-        t._stride = like._stride  # memory_format=preserve_format keeps dense strides
-    return _finish(t, requires_grad)
+    if like is not None and like._stride is not None and like.dim() > 1:
+        st = like._stride
+        if not _strides.is_non_overlapping_and_dense(like._shape, st):
+            st = _strides.infer_dense_strides(like._shape, st)  # preserve_format's rule
+        if st != _strides.contiguous_strides(like._shape):
+            t._stride = st
+    return _finish(t, requires_grad, device)
 
 
 def _factory(spec):
     def factory(*args, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None, **kwargs):
-        dtype = D.to_dtype(dtype) if dtype is not None else None
+        dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
+        device = _target(device)
         if spec.varargs:
             if spec.varargs in kwargs:
-                args = (kwargs.pop(spec.varargs),)
-            args = (_size_args(args),)
+                args = (*args, kwargs.pop(spec.varargs))
+            args = (_size_args(spec.name, args),)
+        elif spec.name == "full":
+            args = (_size_args(spec.name, args[:1]), *map(_scalar_arg, args[1:]))
+            kwargs = {k: _scalar_arg(v) for k, v in kwargs.items()}
+        else:
+            args = tuple(map(_scalar_arg, args))
+            kwargs = {k: _scalar_arg(v) for k, v in kwargs.items()}
         value = spec.fn(*args, dtype=dtype, **kwargs)
-        if out is not None:
-            from . import views
-
-            views.resize_(out, value.shape)
-            views.write(out, value.astype(out.dtype.np))
-            return out
-        return _place(value, requires_grad)
+        return _emit(spec.name, value, out, requires_grad, device)
 
     factory.__name__ = spec.name
     return factory
 
 
+def _randint_args(args, kwargs):
+    """(low, high, size) from ``randint(high, size)`` or ``randint(low, high, size)``."""
+    names = ("low", "high", "size") if len(args) + len(kwargs) >= 3 else ("high", "size")
+    bound = dict(zip(names, args, strict=False)) | kwargs
+    low, high, size = bound.pop("low", 0), bound.pop("high", None), bound.pop("size", None)
+    if bound or high is None or not isinstance(size, list | tuple):
+        raise TypeError("randint() received an invalid combination of arguments - expected "
+                        "(int high, tuple of ints size) or (int low, int high, tuple of ints "
+                        "size)")
+    return low, high, tuple(size)
+
+
 def _random(spec):
     def sample(*args, generator=None, out=None, dtype=None, layout=None, device=None,
                requires_grad=False, pin_memory=False, **kwargs):
-        dtype = D.to_dtype(dtype) if dtype is not None else None
-        if spec.varargs:
-            if spec.varargs in kwargs:
-                args = (kwargs.pop(spec.varargs),)
-            args = (_size_args(args),)
-        elif spec.name == "randint" and len(args) == 2:
-            args = (0, *args)
+        dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
+        device = _target(device)
         if spec.name == "randint":
-            args = (*args[:2], _size_args((args[2],)))
+            low, high, size = _randint_args(args, kwargs)
+            FR.check_randint(low, high, dtype or D.int64)
+            # The bounds are kernel operands, so new bounds reuse the compiled kernel.
+            bounds = (operator.index(low), operator.index(high))
+            value = _draw(spec, generator, (_size(size),), {"dtype": dtype}, bounds)
+            return _emit(spec.name, value, out, requires_grad, device)
+        if spec.varargs in kwargs:
+            args = (*args, kwargs.pop(spec.varargs))
+        args = (_size_args(spec.name, args),)
         value = _draw(spec, generator, args, dict(kwargs, dtype=dtype))
-        return _place(value, requires_grad)
+        return _emit(spec.name, value, out, requires_grad, device)
 
     sample.__name__ = spec.name
     return sample
 
 
-def _draw(spec, generator, args, kwargs):
-    key, counter = (generator or default_generator).next()
-    statics = tuple(sorted(kwargs.items()))
+def _draw(spec, generator, args, kwargs, operands=()):
+    """Sample ``spec.fn(key, *operands, *args, **kwargs)``; ``args``/``kwargs`` key the kernel."""
     fn = spec.fn
+    # The default dtype is read while tracing, so it keys the kernel too.
+    statics = (*sorted(kwargs.items()), D.get_default_dtype())
     kernel = dispatch._fwd_kernel(
         ("random", spec.name, args, statics),
-        lambda k, c: fn(jax.random.fold_in(k, c), *args, **kwargs),
+        lambda k, c, *ops: fn(jax.random.fold_in(k, c), *ops, *args, **kwargs),
     )
-    return kernel(key, counter)
+    key, counter = (generator or default_generator).next()
+    return kernel(key, counter, *operands)
+
+
+_RANDOM_INPLACE = {
+    "normal_": (("mean", 0.0), ("std", 1.0), "NormalBackward0"),
+    "uniform_": (("from", 0.0), ("to", 1.0), "UniformBackward0"),
+}
 
 
 def _random_inplace(spec):
-    def method(self, *args, generator=None):
+    (p0, d0), (p1, d1), grad_name = _RANDOM_INPLACE[spec.name]
+    check = FR.check_normal if spec.name == "normal_" else FR.check_uniform
+
+    def method(self, *args, generator=None, **kwargs):
         from . import views
 
-        key, counter = (generator or default_generator).next()
-        if self.dtype._kind < 2:
-            raise RuntimeError(
-                f'"{spec.name[:-1]}_kernel_cpu" not implemented for \'{D.legacy_name(self.dtype)}\''
-            )
-        fn = spec.fn
-        kernel = dispatch._fwd_kernel(
-            ("random_", spec.name), lambda k, c, x, *a: fn(jax.random.fold_in(k, c), x, *a)
-        )
+        a = kwargs.pop(p0, args[0] if args else d0)
+        b = kwargs.pop(p1, args[1] if len(args) > 1 else d1)
+        if kwargs or len(args) > 2:
+            raise TypeError(f"{spec.name}() received an invalid combination of arguments")
+        if spec.name == "normal_":
+            check(self.dtype, b)
+        else:
+            check(self.dtype, a, b)
         views.check_inplace(self)
-        views.write(self, kernel(key, counter, self._value, *args))
-        return self
+        fn = spec.fn
+        key, counter = (generator or default_generator).next()
+        result = dispatch.apply(
+            ("random_", spec.name),
+            lambda x, k, c, a, b: fn(jax.random.fold_in(k, c), x, a, b),
+            [self, key, counter, float(a), float(b)], grad_name, saves="none",
+        )
+        return views.commit(self, result)
 
     method.__name__ = spec.name
     return method
@@ -248,12 +450,14 @@ def _like(name, base):
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, generator=None, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else input.dtype
+        device = _target(device if device is not None else input.device)
         if name in ("rand_like", "randn_like"):
             value = _draw(_registry.REGISTRY[base], generator, (input._shape,),
                           {"dtype": dtype})
         else:
-            value = _registry.REGISTRY[base].fn(input._shape, *args, dtype=dtype)
-        return _place(value, requires_grad, like=input)
+            args = tuple(map(_scalar_arg, args))
+            value = _registry.REGISTRY[base].fn(input._shape, *args, dtype=dtype, **kwargs)
+        return _place(value, requires_grad, like=input, device=device)
 
     like.__name__ = name
     return like
@@ -263,13 +467,21 @@ def _new(base):
     def new(self, *args, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else self.dtype
+        device = device if device is not None else self.device
         if base == "tensor":
-            return tensor(args[0], dtype=dtype, requires_grad=requires_grad)
-        size = kwargs.pop("size", None)
-        if size is None:
-            size, args = (args[0], args[1:]) if base == "full" else (_size_args(args), ())
-        value = _registry.REGISTRY[base].fn(tuple(size), *args, dtype=dtype, **kwargs)
-        return _place(value, requires_grad)
+            if isinstance(args[0], Tensor):
+                warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning,
+                              stacklevel=2)
+            return tensor(args[0], dtype=dtype, device=device, requires_grad=requires_grad)
+        device = _target(device)
+        if "size" in kwargs:
+            args = (kwargs.pop("size"), *args)
+        if base == "full":
+            size, args = _size_args(f"new_{base}", args[:1]), tuple(map(_scalar_arg, args[1:]))
+        else:
+            size, args = _size_args(f"new_{base}", args), ()
+        value = _registry.REGISTRY[base].fn(size, *args, dtype=dtype, **kwargs)
+        return _place(value, requires_grad, device=device)
 
     new.__name__ = f"new_{base}"
     return new

@@ -8,10 +8,12 @@ that calls ``jax.vjp``; no call traces or differentiates anything per op call.
 
 from __future__ import annotations
 
+import weakref
+
 import jax
 
 from .autograd import grad_mode
-from .autograd.node import OpNode, describe
+from .autograd.node import OpNode
 from .tensor import Tensor, wrap
 
 _FWD: dict = {}
@@ -52,11 +54,13 @@ def _vjp_kernel(key, fn, diff_idx):
     return k
 
 
-def apply(key, fn, args, name: str, saves: str = "inputs"):
+def apply(key, fn, args, name: str, saves: str = "inputs", scalar_edges: bool = False):
     """Apply pure ``fn`` to ``args`` (tensors and Python scalars); return tensor output(s).
 
     ``key`` identifies ``fn`` with its static arguments. ``saves`` says which tensors the
-    backward needs ("none", "inputs", "out" or "all"): only those are version-checked.
+    backward needs ("none", "inputs", "others", "out" or "all"): only those are
+    version-checked. ``scalar_edges``: a Python number as the first or second operand is
+    listed as a ``(None, 0)`` input, as PyTorch wraps it into a tensor for add/sub/mul/div.
     """
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if _state.enabled:
@@ -64,41 +68,60 @@ def apply(key, fn, args, name: str, saves: str = "inputs"):
             i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
         )
         if diff_idx:
-            return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves)
+            return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
     out = _fwd_kernel(key, fn)(*vals)
     if isinstance(out, tuple):
         return tuple(wrap(o) for o in out)
     return wrap(out)
 
 
-def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves):
+def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
     out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     flat = out if isinstance(out, tuple) else (out,)
     outs = [wrap(o) for o in flat]
     edges, diff_edges, saved = [], [], []
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
+            # Integer and bool operands (indices, masks, conditions) are not differentiable
+            # inputs in PyTorch's schemas, so they get no slot in next_functions.
             if i in diff_idx:
                 diff_edges.append(len(edges))
-            edges.append(a._edge() if i in diff_idx else (None, 0))
-            if saves in ("inputs", "all"):
-                saved.append((a._vc, a._vc.version, describe(a)))
+                edges.append(a._edge())
+            elif a.dtype._kind >= 2:
+                edges.append((None, 0))
+            if _saves_input(saves, i, diff_idx):
+                saved.append((a._vc, a._vc.version, (a.dtype, a._shape, weakref.ref(a), 0)))
+        elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
+            edges.append((None, 0))
     meta = [(o.shape, o.dtype) if _is_float(o.dtype) else None for o in flat]
-    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved, (key, fn, vals, diff_idx))
-    for nr, (t, m) in enumerate(zip(outs, meta)):
+    # The backward reads exactly what the op saves, so under create_graph only those inputs
+    # are differentiable arguments of the replayed VJP (a saved output depends on all).
+    live = tuple(i for i in diff_idx if saves in ("out", "all") or _saves_input(saves, i, diff_idx))
+    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved,
+                  (key, fn, vals, diff_idx, live))
+    for nr, (t, m) in enumerate(zip(outs, meta, strict=False)):
         if m is not None:
             t._grad_fn, t._output_nr = node, nr
             if saves in ("out", "all"):
-                saved.append((t._vc, t._vc.version, describe(t)))
+                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, None, nr)))
     return tuple(outs) if isinstance(out, tuple) else outs[0]
+
+
+def _saves_input(saves: str, i: int, diff_idx) -> bool:
+    # "others" is mul's and mm's rule in PyTorch: an operand is saved only to compute
+    # another operand's gradient, so a constant factor's partner is free to change.
+    if saves == "others":
+        return any(j != i for j in diff_idx)
+    return saves in ("inputs", "all")
 
 
 def replay_backward(node: OpNode, grads):
     """Re-record a node's VJP as a differentiable op of its inputs (``create_graph=True``)."""
-    key, fn, vals, diff_idx = node._replay
+    key, fn, vals, diff_idx, live = node._replay
     args = list(vals)
-    for i, e in zip(diff_idx, node._diff_edges):
-        args[i] = Tensor._saved_input(vals[i], node.next_functions[e])
+    for i, e in zip(diff_idx, node._diff_edges, strict=False):
+        if i in live:
+            args[i] = Tensor._saved_input(vals[i], node.next_functions[e])
     args += [g if isinstance(g, Tensor) else wrap(g) for g in grads]
     n = len(vals)
     fwd_vjp = _fwd_vjp(fn, diff_idx)
@@ -112,6 +135,6 @@ def replay_backward(node: OpNode, grads):
 
 def _merge(vals, diff_idx, primals):
     args = list(vals)
-    for i, x in zip(diff_idx, primals):
+    for i, x in zip(diff_idx, primals, strict=False):
         args[i] = x
     return args

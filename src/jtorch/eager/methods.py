@@ -13,7 +13,8 @@ from .. import _dtypes as D
 from .. import _strides
 from .._device import device as Device
 from .._registry import REGISTRY
-from . import views
+from ..functional import shape as S
+from . import dispatch, views
 from .bind import bound, call
 from .indexing import getitem, index_put, index_put_, setitem
 from .tensor import Tensor
@@ -36,6 +37,11 @@ def _parse_to(args, kwargs):
     dev = dtype = None
     for a in args:
         if isinstance(a, D.dtype):
+            if dtype is not None:
+                raise TypeError(
+                    "to() received an invalid combination of arguments - got two dtypes "
+                    f"({dtype}, {a}); pass at most one dtype"
+                )
             dtype = a
         elif isinstance(a, Tensor):
             dev, dtype = a.device, a.dtype
@@ -72,7 +78,12 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         return f"torch.{D.legacy_name(self.dtype)}Tensor"
     if isinstance(dtype, str):
         name = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
-        dtype = next(d for d in D.ALL if D.legacy_name(d) == name)
+        match = [d for d in D.ALL if D.legacy_name(d) == name and dtype.startswith("torch.")]
+        if not match:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = match[0]
+    elif isinstance(dtype, type) and hasattr(dtype, "_dtype"):  # torch.DoubleTensor & co.
+        dtype = dtype._dtype
     return self.to(dtype)
 
 
@@ -90,34 +101,43 @@ def copy_(self, src, non_blocking=False) -> Tensor:
             _strides_broadcast(src._shape, self._shape)
         except ValueError as e:
             raise RuntimeError(str(e)) from None
-    return views.commit(self, _binary_op("_copy", self, src))
+    return views.commit(self, _binary_op("_copy", self, src), inputs=(src,))
 
 
 def _strides_broadcast(src, dst):
-    if len(src) > len(dst) or any(s not in (1, d) for s, d in zip(src[::-1], dst[::-1])):
-        bad = next((i for i, (s, d) in enumerate(zip(src[::-1], dst[::-1])) if s not in (1, d)),
-                   0)
+    """copy_ may broadcast ``src`` into ``dst`` but never grow ``dst``."""
+    pairs = list(zip(src[::-1], dst[::-1], strict=False))
+    bad = next((i for i, (s, d) in enumerate(pairs) if s not in (1, d)), None)
+    if bad is None and len(src) > len(dst):
+        bad = len(dst)
+    if bad is not None:
+        have = dst[::-1][bad] if bad < len(dst) else 1
         raise ValueError(
-            f"The size of tensor a ({dst[::-1][bad] if dst else 0}) must match the size of "
-            f"tensor b ({src[::-1][bad]}) at non-singleton dimension {len(dst) - 1 - bad}"
+            f"The size of tensor a ({have}) must match the size of tensor b "
+            f"({src[::-1][bad]}) at non-singleton dimension {len(dst) - 1 - bad}"
         )
 
 
 def fill_(self, value) -> Tensor:
     views.check_inplace(self)
-    return views.commit(self, _binary_op("_fill", self, value))
+    # fill_ and zero_ write one value everywhere, so PyTorch lets them write expanded tensors.
+    return views.commit(self, _binary_op("_fill", self, value), internal_overlap=False)
 
 
 def zero_(self) -> Tensor:
     views.check_inplace(self)
-    return views.commit(self, _op("_zero", self))
+    return views.commit(self, _op("_zero", self), internal_overlap=False)
 
 
 def clone(self, *, memory_format=None) -> Tensor:
+    """A copy in a fresh storage; preserve_format keeps the memory order of the strides."""
     out = bound("clone")(self)
-    if self._stride is not None and _strides.is_non_overlapping_and_dense(self._shape,
-                                                                          self._stride):
-        out._stride = self._stride  # preserve_format keeps dense strides
+    if "contiguous" in str(memory_format) or self._stride is None:
+        return out
+    if _strides.is_non_overlapping_and_dense(self._shape, self._stride):
+        out._stride = self._stride
+    else:
+        out._stride = _strides.infer_dense_strides(self._shape, self._stride)
     return out
 
 
@@ -138,7 +158,9 @@ def reshape(self, *shape) -> Tensor:
     size = _strides.infer_size(shape, self.numel())
     if _strides.view_strides(self._shape, self.stride(), size) is not None:
         return self.view(size)
-    return contiguous(clone(self)).view(size)
+    # A copy that is no view of anything, as PyTorch's _unsafe_view(clone(...)).
+    return dispatch.apply(("reshape_copy", size), lambda v: S.reshape(v, size), [self],
+                          "UnsafeViewBackward0", saves="none")
 
 
 def flatten(self, start_dim=0, end_dim=-1) -> Tensor:
@@ -173,15 +195,30 @@ def movedim(self, source, destination) -> Tensor:
         )
     rest = iter(d for d in range(n) if d not in src)
     order = [None] * n
-    for s, d in zip(src, dst):
+    for s, d in zip(src, dst, strict=False):
         order[d] = s
     perm = [o if o is not None else next(rest) for o in order]
     return self.permute(perm)
 
 
+def _parts(self, d, bounds, name):
+    """Views of ``self`` along ``d`` between consecutive ``bounds``, each clamped as a slice
+    is (so a bound before its predecessor gives an empty part), named as PyTorch's."""
+    size, out = self._shape[d], []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        a = min(max(a + size if a < 0 else a, 0), size)
+        b = max(min(max(b + size if b < 0 else b, 0), size), a)
+        out.append(views.make_view(self, S.narrow, _strides.g_narrow,
+                                   {"dim": d, "start": a, "length": b - a}, name))
+    return tuple(out)
+
+
 def unbind(self, dim=0):
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _strides.wrap_dim(dim, self.dim())
-    return tuple(self.select(d, i) for i in range(self._shape[d]))
+    return tuple(views.make_view(self, S.select, _strides.g_select, {"dim": d, "index": i},
+                                 "UnbindBackward0") for i in range(self._shape[d]))
 
 
 def split(self, split_size_or_sections, dim=0):
@@ -200,11 +237,29 @@ def split(self, split_size_or_sections, dim=0):
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                 f"size at dimension {d}), but got split_sizes={sections}"
             )
-    out, start = [], 0
+    bounds = [0]
     for n in sections:
-        out.append(self.narrow(d, start, n))
-        start += n
-    return tuple(out)
+        bounds.append(bounds[-1] + n)
+    return _parts(self, d, bounds, "SplitBackward0" if isinstance(split_size_or_sections, int)
+                  else "SplitWithSizesBackward0")
+
+
+def tensor_split(self, indices_or_sections, dim=0):
+    """Views split at the given indices, or into n parts whose sizes differ by at most one."""
+    d = _strides.wrap_dim(dim, self.dim())
+    size = self._shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = (int(indices_or_sections) if indices_or_sections.dim() == 0
+                               else indices_or_sections.tolist())
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        small, extra = divmod(size, n)
+        bounds = [i * small + min(i, extra) for i in range(n + 1)]
+    else:
+        bounds = [0, *indices_or_sections, size]
+    return _parts(self, d, bounds, "SliceBackward0")
 
 
 def chunk(self, chunks, dim=0):
@@ -228,13 +283,16 @@ def expand_as(self, other) -> Tensor:
 
 
 def _T(self) -> Tensor:
-    if self.dim() not in (0, 2):
+    if self.dim() != 2:
         import warnings
 
         warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases." if self.dim() == 0 else
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
-            "deprecated and it will throw an error in a future release.", UserWarning,
-            stacklevel=2,
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2,
         )
     return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
@@ -246,15 +304,21 @@ def _mT(self) -> Tensor:
     return self.transpose(-2, -1)
 
 
+def where(self, condition, y) -> Tensor:
+    """``x.where(cond, y)`` is ``torch.where(cond, x, y)``."""
+    return bound("where")(condition, self, y)
+
+
 def attach() -> None:
     """Install the hand-written methods on Tensor."""
     for name, fn in dict(
         to=to, cpu=cpu, type=type_, copy_=copy_, fill_=fill_, zero_=zero_, clone=clone,
         contiguous=contiguous, reshape=reshape, flatten=flatten, unflatten=unflatten,
         movedim=movedim, moveaxis=movedim, unbind=unbind, split=split, chunk=chunk,
+        tensor_split=tensor_split,
         as_strided=as_strided, view_as=view_as, expand_as=expand_as,
         index_put_=index_put_, index_put=index_put,
-        __getitem__=getitem, __setitem__=setitem,
+        __getitem__=getitem, __setitem__=setitem, where=where,
     ).items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)

@@ -26,9 +26,9 @@ class Generator:
     def manual_seed(self, seed) -> Generator:
         seed = int(seed)
         if not -(2**63) <= seed < 2**64:
-            raise RuntimeError(f"Overflow when unpacking long long: {seed}")
+            raise ValueError("Overflow when unpacking long long")
         self._seed = seed % 2**64
-        self._key = jax.random.key_data(jax.random.PRNGKey(self._seed % 2**63))
+        self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
         self._counter = 0
         return self
 
@@ -47,16 +47,26 @@ class Generator:
         return self._key, c
 
     def get_state(self):
-        from .creation import tensor
-        from .. import _dtypes as D
+        """A uint8 tensor of 16 bytes: the seed and the number of draws made since."""
+        from .tensor import wrap
 
         raw = np.array([self._seed, self._counter], dtype=np.uint64).view(np.uint8)
-        return tensor(raw, dtype=D.uint8)
+        return wrap(jax.numpy.asarray(raw))
 
     def set_state(self, state) -> Generator:
+        from .. import _dtypes as D
+        from .tensor import Tensor
+
+        if not isinstance(state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
+        if state.dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         raw = np.asarray(state._value, dtype=np.uint8)
         if raw.size != 16:
-            raise RuntimeError("Expected a Generator state of 16 bytes (a jtorch Generator state)")
+            raise RuntimeError(
+                f"Expected a jtorch Generator state of size 16 but found the input RNG state "
+                f"size to be {raw.size}"
+            )
         seed, counter = raw.view(np.uint64).tolist()
         self.manual_seed(seed)
         self._counter = counter

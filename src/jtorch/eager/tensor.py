@@ -9,6 +9,7 @@ is not an op: metadata, conversion to Python, autograd entry points, ``__getitem
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -25,6 +26,14 @@ _NP2T = {d.np: d for d in D.ALL}
 class Size(tuple):
     """torch.Size: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, s in enumerate(sizes):
+            if isinstance(s, float) or not hasattr(type(s), "__index__"):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(s).__name__}')")
+        return tuple.__new__(cls, (operator.index(s) for s in sizes))
+
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
@@ -36,7 +45,19 @@ class Size(tuple):
         return Size(out) if isinstance(i, slice) else out
 
     def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
         return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
 
     def __reduce__(self):
         return (Size, (tuple(self),))
@@ -108,6 +129,8 @@ class Tensor:
         return self._stride is None or _strides.is_contiguous(self._shape, self._stride)
 
     def data_ptr(self) -> int:
+        if not self.numel():
+            return 0  # PyTorch reports no address for an empty tensor
         return self._storage.ptr + self._offset * self.dtype.itemsize
 
     def dim(self) -> int:
@@ -179,6 +202,11 @@ class Tensor:
     # ------------------------------------------------------------ conversion to Python
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The values as an ndarray.
+
+        Differences from PyTorch: the array is a read-only snapshot (JAX buffers are
+        immutable), not memory shared with the tensor; copy it to write.
+        """
         if self.requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -189,6 +217,9 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         arr = np.asarray(self._value)
         return arr if dtype is None else arr.astype(dtype)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None) -> Tensor:
+        return self.to(device if device is not None else "cuda", non_blocking=non_blocking)
 
     def item(self):
         if self.numel() != 1:
@@ -203,30 +234,39 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if self.numel()
                 else "Boolean value of Tensor with no values is ambiguous"
             )
         return bool(self.item())
 
+    def _scalar(self, target: str):
+        """The single element for ``float()``/``int()``/``complex()``, checked as torch does."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        v = self.item()
+        if isinstance(v, complex) and target != "complex" and v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+        return v.real if isinstance(v, complex) and target != "complex" else v
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar("double"))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar("int64_t"))
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._scalar("complex"))
 
     def __index__(self) -> int:
-        if self.dtype._kind != 1 or self.numel() != 1:
+        if self.dtype._kind > 1 or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        if self.dim() == 0:
             return self.item().__format__(spec)
-        return object.__format__(self, "") if not spec else str(self).__format__(spec)
+        return str(self).__format__(spec)
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from .printing import format_tensor

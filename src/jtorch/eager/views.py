@@ -11,6 +11,8 @@ their base when its version moves on, as in PyTorch.
 
 from __future__ import annotations
 
+import weakref
+
 import jax
 
 from .. import _dtypes as D
@@ -19,38 +21,82 @@ from ..functional import shape as S
 from ..functional.elementwise import to_dtype
 from . import dispatch
 from .autograd import grad_mode
-from .autograd.node import describe
 from .tensor import Tensor
 
 _READ: dict = {}
 _SCATTER: dict = {}
+# Storage -> strides of the tensor that owns it, when not row-major. A detached alias of a
+# view (``v.detach()``) keeps the view's chain but not its base, so ``as_strided`` on it
+# finds the storage's memory order here.
+_LAYOUT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def read_chain(chain, base):
-    k = _READ.get(chain)
+    """Apply ``chain`` to ``base``: one kernel per chain structure (indices are arguments)."""
+    structure, values = S.split_chain(chain)
+    k = _READ.get(structure)
     if k is None:
-        k = _READ[chain] = jax.jit(lambda b: S.apply_chain(b, chain))
-    return k(base)
+        k = _READ[structure] = jax.jit(
+            lambda b, *at: S.apply_chain(b, S.join_chain(structure, at)))
+    return k(base, *values)
 
 
-def _scatter_kernel(chain):
-    k = _SCATTER.get(chain)
+def _scatter(chain, base, value):
+    structure, values = S.split_chain(chain)
+    k = _SCATTER.get(structure)
     if k is None:
-        k = _SCATTER[chain] = jax.jit(lambda b, v: S.scatter_chain(b, chain, v))
-    return k
+        k = _SCATTER[structure] = jax.jit(
+            lambda b, v, *at: S.scatter_chain(b, S.join_chain(structure, at), v))
+    return k(base, value, *values)
 
 
-def write(t: Tensor, value) -> None:
+def _apply_chain(chain, args, name, scatter=False):
+    """``dispatch.apply`` of reading (or, with ``scatter``, writing) through ``chain``:
+    recorded for autograd, keyed by the chain's structure."""
+    structure, values = S.split_chain(chain)
+    n = len(args)
+    if scatter:
+        def fn(b, s, *at):
+            return S.scatter_chain(b, S.join_chain(structure, at), s)
+    else:
+        def fn(b, *at):
+            return S.apply_chain(b, S.join_chain(structure, at))
+    return dispatch.apply(("scatter" if scatter else "read", n, structure), fn,
+                          [*args, *values], name, saves="none")
+
+
+def check_overlap(t: Tensor, inputs=(), internal: bool = True) -> None:
+    """PyTorch's memory-overlap errors for writing ``t`` while reading ``inputs``.
+
+    ``internal``: ``t`` may not have two elements in one memory location (fill_, zero_,
+    masked_fill_ and index_put_ skip this, as in PyTorch). Each input may not partially
+    overlap ``t`` (the same elements in the same order is fine: ``x.add_(x)``).
+    """
+    if internal and t._chain and _strides.has_internal_overlap(t._shape, t.stride()):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+    for x in inputs:
+        if isinstance(x, Tensor) and x is not t and x._storage is t._storage and (
+            _strides.overlap_status((t._shape, t.stride(), t._offset),
+                                    (x._shape, x.stride(), x._offset)) == "partial"
+        ):
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def write(t: Tensor, value, *, check: bool = True) -> None:
     """Store ``value`` (t's shape and dtype) into t's storage and bump the shared version."""
     st = t._storage
     if t._chain:
-        if t._stride is not None and _strides.has_internal_overlap(t._shape, t._stride):
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation."
-            )
-        st.value = _scatter_kernel(t._chain)(st.value, value)
+        if check:
+            check_overlap(t)
+        st.value = _scatter(t._chain, st.value, value)
         t._cache, t._cache_src = value, st.value
     else:
         st.value = value
@@ -61,8 +107,10 @@ def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:
     """A view of ``x`` through the step ``fn(x, **kwargs)``; geometry gives torch's strides."""
     shape, stride, offset, kw = geometry(x._shape, x.stride(), x._offset, **kwargs)
     step = (fn, tuple(kw.items()))
-    out = dispatch.apply(step, lambda v: fn(v, **kw), [x], name, saves="none")
+    out = _apply_chain((step,), [x], name)
     _alias_into(out, x, x._chain + (step,), stride, offset)
+    if not grad_mode._state.enabled and x.requires_grad:
+        out._requires_grad = True  # PyTorch: a no-grad view of such a base is a leaf needing grad
     return out
 
 
@@ -72,33 +120,34 @@ def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
         x._shape, x.stride(), x._offset, size, stride, storage_offset
     )
     root = x._base if x._base is not None else x
-    chain = _physical_prefix(root) + ((S.as_strided, tuple(kw.items())),)
-    if root._chain:  # a detached slice: the storage is not this tensor's own geometry
-        out = dispatch.apply(("read", chain), lambda v: S.apply_chain(v, chain),
-                             [root._storage.value], "AsStridedBackward0", saves="none")
-    else:
-        out = dispatch.apply(("read", chain), lambda v: S.apply_chain(v, chain), [root],
-                             "AsStridedBackward0", saves="none")
+    chain = _physical_prefix(x) + ((S.as_strided, tuple(kw.items())),)
+    # A detached view's storage value is no tensor's autograd input.
+    src = root._storage.value if root._chain else root
+    out = _apply_chain(chain, [src], "AsStridedBackward0")
     _alias_into(out, root, chain, stride, offset)
-    out._base = root
     return out
 
 
-def _physical_prefix(root: Tensor) -> tuple:
-    """Steps turning a base value into memory order when its strides are not row-major."""
-    if root._stride is None or _strides.is_contiguous(root._shape, root._stride):
+def _physical_prefix(x: Tensor) -> tuple:
+    """Steps turning x's storage value into memory order when its owner is not row-major."""
+    root = x._base if x._base is not None else x
+    layout = root._stride if not root._chain else _LAYOUT.get(x._storage)
+    if layout is None or _strides.is_contiguous(x._storage.value.shape, layout):
         return ()
-    order = tuple(sorted(range(len(root._shape)), key=lambda d: -root._stride[d]))
+    order = tuple(sorted(range(len(layout)), key=lambda d: -layout[d]))
     return ((S.permute, (("dims", order),)),)
 
 
 def _alias_into(out: Tensor, x: Tensor, chain, stride, offset) -> None:
+    root = x._base if x._base is not None else x
+    if not root._chain and root._stride is not None:
+        _LAYOUT[x._storage] = root._stride
     value = out._storage.value
     out._storage, out._vc, out._chain = x._storage, x._vc, chain
     out._cache, out._cache_src = value, x._storage.value
     out._stride = stride
     out._offset = offset
-    out._base = x._base if x._base is not None else x
+    out._base = root
     out._view_version = x._vc.version
     out._device = x._device
 
@@ -119,8 +168,7 @@ def regenerate_view_grad_fn(v: Tensor) -> None:
         return
     rel = _relative_chain(v)
     with grad_mode.enable_grad():
-        out = dispatch.apply(("read", rel), lambda b: S.apply_chain(b, rel), [base],
-                             "AsStridedBackward0", saves="none")
+        out = _apply_chain(rel, [base], "AsStridedBackward0")
     v._grad_fn, v._output_nr = out._grad_fn, 0
 
 
@@ -157,35 +205,37 @@ def _cast_to(result: Tensor, target: Tensor) -> Tensor:
                           saves="none")
 
 
-def commit(t: Tensor, result: Tensor) -> Tensor:
-    """Make ``result`` (computed out of place) the new content and history of ``t``."""
+def commit(t: Tensor, result: Tensor, *, inputs=(), internal_overlap: bool = True) -> Tensor:
+    """Make ``result`` (computed out of place from ``inputs``) the new content and history
+    of ``t``; ``internal_overlap=False`` for the ops PyTorch lets write expanded tensors."""
+    check_overlap(t, inputs, internal_overlap)
     if result._shape != t._shape:
         raise RuntimeError(
             f"output with shape {list(t._shape)} doesn't match the broadcast shape "
             f"{list(result._shape)}"
         )
+    op_node, before = result._grad_fn, t._vc.version
     result = _cast_to(result, t)
     node = result._grad_fn
     if node is None:
-        write(t, result._value)
+        write(t, result._value, check=False)
         return t
     if t._base is not None:
         _commit_through_view(t, result)
-        return t
-    write(t, result._value)
-    t._grad_fn, t._output_nr = node, result._output_nr
-    _move_saved_output(node, result, t)
+    else:
+        write(t, result._value, check=False)
+        t._grad_fn, t._output_nr = node, result._output_nr
+        _move_saved_output(node, result, t)
+    # The op's own node saved ``self`` before this write (PyTorch saves it as a clone).
+    op_node.inplace_written(t._vc, before)
     return t
 
 
 def _commit_through_view(v: Tensor, result: Tensor) -> None:
     base = v._base
     rel = _relative_chain(v)
-    new_base = dispatch.apply(
-        ("copy_slices", rel), lambda b, s: S.scatter_chain(b, rel, s), [base, result],
-        "CopySlices", saves="none",
-    )
-    write(base, new_base._value)
+    new_base = _apply_chain(rel, [base, result], "CopySlices", scatter=True)
+    write(base, new_base._value, check=False)
     base._grad_fn, base._output_nr = new_base._grad_fn, 0
     v._cache, v._cache_src = result._value, v._storage.value
 
@@ -194,7 +244,7 @@ def _move_saved_output(node, result: Tensor, t: Tensor) -> None:
     saved = getattr(node, "_saved", None)
     if saved:
         node._saved = [
-            (t._vc, t._vc.version, describe(t)) if vc is result._vc else (vc, ver, desc)
+            (t._vc, t._vc.version, desc) if vc is result._vc else (vc, ver, desc)
             for vc, ver, desc in saved
         ]
 

@@ -1,8 +1,15 @@
-"""Factories: arrays from static sizes, with torch's dtype inference."""
+"""Factories: arrays from static sizes and Python numbers, with torch's dtype rules.
+
+Sizes and numbers are static (Python values), so these functions work inside ``jax.jit``
+when called with concrete arguments. The values follow torch's CPU kernels: ``arange`` and
+``linspace`` compute in the same precision torch does, so endpoints and integer results
+match exactly.
+"""
 
 from __future__ import annotations
 
 import math
+import operator
 
 import jax.numpy as jnp
 import numpy as np
@@ -10,14 +17,57 @@ import numpy as np
 from .. import _dtypes as D
 from ._util import cast, dtype_of, is_scalar
 
+_C_NAMES = {"int8": "signed char", "uint8": "uint8_t", "int16": "short", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "float32": "float", "float64": "double", "bool": "bool"}
+
 
 def _size(size) -> tuple[int, ...]:
-    size = tuple(int(s) for s in size)
-    if any(s < 0 for s in size):
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(size)}: {list(size)}"
-        )
-    return size
+    """A shape from ints (or anything with ``__index__`` that is not a bool)."""
+    out = []
+    for s in size:
+        if isinstance(s, bool) or not hasattr(type(s), "__index__"):
+            raise TypeError(f"argument 'size' must be tuple of ints, but got {type(s).__name__}")
+        out.append(operator.index(s))
+    if any(s < 0 for s in out):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {out}")
+    return tuple(out)
+
+
+def _number(x):
+    """NumPy scalars act as the Python numbers they hold (torch's ``Scalar``)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def checked_scalar(value, dtype: D.dtype):
+    """``value`` converted to ``dtype`` as torch's ``Scalar.to<T>()``: overflow raises.
+
+    Integers may wrap into unsigned types down to ``-max`` (two's complement), finite
+    values beyond a float type's range raise (infinities pass), and NaN/inf never fit an
+    integer.
+    """
+    value = _number(value)
+    if dtype._kind == 0:
+        return bool(value)
+    if isinstance(value, complex) and dtype._kind != 3:
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype.name]} "
+                               "without overflow")
+        value = value.real
+    if dtype._kind == 1:
+        ok = math.isfinite(value) if isinstance(value, float) else True
+        info = np.iinfo(dtype.np)
+        # Integers may wrap into unsigned types (two's complement); floats may not.
+        lo = -info.max if info.min == 0 and not isinstance(value, float) else info.min
+        if not ok or not lo <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype.name]} "
+                               "without overflow")
+        return int(value) % (info.max + 1) if info.min == 0 else int(value)
+    if dtype._kind == 2 and math.isfinite(value):
+        if abs(value) > float(jnp.finfo(dtype.np).max):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype.name]} "
+                               "without overflow")
+    return value
 
 
 def zeros(size, *, dtype=None):
@@ -34,41 +84,86 @@ def empty(size, *, dtype=None):
 
 
 def full(size, fill_value, *, dtype=None):
+    """torch.full: the dtype comes from ``fill_value`` (bool, int64, default float/complex)."""
+    fill_value = _number(fill_value)
     if dtype is None:
         dtype = D._scalar_dtype(fill_value) if is_scalar(fill_value) else dtype_of(fill_value)
+    if is_scalar(fill_value):
+        fill_value = checked_scalar(fill_value, dtype)
     return jnp.full(_size(size), cast(fill_value, dtype))
 
 
-def arange(start, end=None, step=1, *, dtype=None):
+def _not_implemented(kernel: str, dtype: D.dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{D.legacy_name(dtype)}\'')
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    """torch.arange: the size from doubles (exact integers for int64), values start + i*step."""
+    start, end, step = _number(start), _number(end), _number(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = D.get_default_dtype() if is_float else D.int64
-    n = max(0, math.ceil((end - start) / step))
-    if dtype._kind < 2 and all(isinstance(v, int) for v in (start, end, step)):
-        return jnp.asarray(np.arange(start, start + n * step, step)[:n], dtype.np)
-    return cast(start + np.arange(n, dtype=np.float64) * step, dtype)
-
-
-def linspace(start, end, steps, *, dtype=None):
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or D.get_default_dtype()
-    if steps == 1:
-        return cast(np.array([start], np.float64), dtype)
-    i = np.arange(steps, dtype=np.float64)
-    step = (end - start) / max(steps - 1, 1)
-    # torch fills the two halves from opposite ends, so both endpoints are exact.
-    vals = np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
+    if dtype._kind in (0, 3):
+        raise _not_implemented("arange_cpu", dtype)
+    fs, fe, fd = float(start), float(end), float(step)
+    if not (fd > 0 or fd < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(fs) and math.isfinite(fe)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if not ((fd > 0 and fe >= fs) or (fd < 0 and fe <= fs)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype._kind == 1:
+        # Integer kernels accumulate in int64, so the arguments are truncated first.
+        s, e, d = int(start), int(end), int(step)
+        if dtype is D.int64:
+            if d == 0:
+                raise ValueError("step must be nonzero")
+            n = -(-(e - s) // d)
+        else:
+            n = math.ceil((fe - fs) / fd)
+        return jnp.asarray(s + np.arange(max(n, 0), dtype=np.int64) * d, dtype.np)
+    n = math.ceil((fe - fs) / fd)
+    acc = np.float32 if dtype.itemsize < 4 else np.float64  # torch's CPU accumulate type
+    vals = acc(start) + acc(step) * np.arange(n, dtype=acc)
     return cast(vals, dtype)
 
 
+def linspace(start, end, steps, *, dtype=None):
+    """torch.linspace: filled from both ends (so both endpoints are exact) in the result type."""
+    start, end = _number(start), _number(end)
+    if isinstance(steps, bool) or not hasattr(type(steps), "__index__"):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    steps = operator.index(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None:
+        is_complex = isinstance(start, complex) or isinstance(end, complex)
+        dtype = D.default_complex() if is_complex else D.get_default_dtype()
+    if dtype._kind == 0:
+        raise _not_implemented("linspace_cpu", dtype)
+    if dtype._kind == 1:
+        # start/end take the integer type; the step stays a double.
+        s, e = np.int64(int(start)), np.int64(int(end))
+        step = (float(e) - float(s)) / (steps - 1) if steps > 1 else 0.0
+        lo = s + step * np.arange(steps)
+        hi = e - step * (steps - 1 - np.arange(steps))
+    else:
+        t = dtype.np.type
+        s, e = t(start), t(end)
+        step = (e - s) / t(steps - 1) if steps > 1 else t(0)
+        idx = np.arange(steps)
+        lo = s + step * idx.astype(dtype.np)
+        hi = e - step * (steps - 1 - idx).astype(dtype.np)
+    vals = np.where(np.arange(steps) < steps // 2, lo, hi) if steps != 1 else lo
+    return jnp.asarray(vals.astype(dtype.np))
+
+
 def eye(n, m=None, *, dtype=None):
-    if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and (isinstance(v, bool) or not hasattr(type(v), "__index__")):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return jnp.eye(n, n if m is None else m, dtype=(dtype or D.get_default_dtype()).np)

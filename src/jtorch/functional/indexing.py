@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes as D
-from ._util import cast, dtype_of, is_scalar, norm_dim
+from ._util import broadcast_shapes, cast, dtype_of, is_scalar, norm_dim
 from .elementwise import to_dtype
 
 
@@ -49,51 +49,120 @@ def index_put(input, indices, values, spec, accumulate=False):
     """``input[idx] = values`` (``accumulate`` adds, counting repeated indices)."""
     idx = _build(spec, indices)
     target = jax.eval_shape(lambda x: x[idx], jax.ShapeDtypeStruct(input.shape, input.dtype))
+    if not is_scalar(values) and not getattr(values, "weak_type", False) and (
+        dtype_of(values) is not dtype_of(input)
+    ):
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{D.legacy_name(dtype_of(input))} for the destination and "
+            f"{D.legacy_name(dtype_of(values))} for the source."
+        )
     vals = to_dtype(values, dtype_of(input))
     _check_broadcast(jnp.shape(vals), target.shape)
     vals = jnp.broadcast_to(vals, target.shape)
     return input.at[idx].add(vals) if accumulate else input.at[idx].set(vals)
 
 
+def _check_index_dtype(index, op: str, got: bool = False) -> None:
+    d = dtype_of(index)
+    if d is not D.int64 and d is not D.int32:
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index"
+                           + (f" but got: {D.legacy_name(d)}" if got else ""))
+
+
 def index_add(input, dim, index, source, *, alpha=1):
+    """``input.index_add(dim, index, source)``: rows of ``source`` added at ``index``."""
     d = norm_dim(dim, input.ndim)
     if index.ndim > 1:
         raise IndexError("index_add_(): Index is supposed to be a vector")
-    src = to_dtype(source, dtype_of(input))
+    _check_index_dtype(index, "index_add_", got=True)
+    if dtype_of(source) is not dtype_of(input):
+        raise RuntimeError(
+            f"index_add_(): self ({D.legacy_name(dtype_of(input))}) and source "
+            f"({D.legacy_name(dtype_of(source))}) must have the same scalar type"
+        )
+    n_src = source.shape[d] if source.ndim else 1
+    if index.size != n_src:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.size}) should be equal to "
+            f"source.size(dim): ({n_src}), for dim: {d}"
+        )
+    rest = (lambda sh: sh[:d] + sh[d + 1:]) if source.ndim and input.ndim else tuple
+    if rest(input.shape) != rest(source.shape):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input.shape)} source.shape = "
+            f"{list(source.shape)}"
+        )
+    src = source
     if not (is_scalar(alpha) and alpha == 1):
         src = src * cast(alpha, dtype_of(input))
     if input.ndim == 0:
         return input + jnp.sum(src)
-    return input.at[(slice(None),) * d + (index,)].add(src)
+    return input.at[(slice(None),) * d + (index.reshape(-1),)].add(src)
 
 
-def _scatter_index(input, dim, index):
-    d = norm_dim(dim, input.ndim)
-    if index.ndim != input.ndim:
+def _nonempty(shape):
+    return tuple(shape) or (1,)
+
+
+def _scatter_gather_checks(input, d, index, op, src=None):
+    """PyTorch's dtype and shape checks for scatter/gather (0-dim tensors count as 1-dim)."""
+    _check_index_dtype(index, op)
+    src_is_tensor = src is not None and not is_scalar(src) and not getattr(
+        src, "weak_type", False)
+    if src_is_tensor and dtype_of(src) is not dtype_of(input):
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    ish, xsh = _nonempty(index.shape), _nonempty(input.shape)
+    if op == "gather":
+        if len(xsh) != len(ish):
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as input tensor")
+        for k in range(len(xsh)):
+            if k != d and ish[k] > xsh[k]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {k} expected index {list(index.shape)} "
+                    f"to be no larger than self {list(input.shape)} apart from dimension {d}"
+                )
+        return
+    if src_is_tensor and len(_nonempty(src.shape)) != len(ish):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if index.size == 0:
+        return
+    if len(xsh) != len(ish):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    wrong = any(k != d and ish[k] > xsh[k] for k in range(len(xsh))) or (
+        src_is_tensor and any(i > s for i, s in zip(ish, _nonempty(src.shape), strict=False)))
+    if wrong:
         raise RuntimeError(
-            "Index tensor must have the same number of dimensions as self tensor"
+            f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
+            f"apart from dimension {d}"
+            + (f" and to be no larger size than src {list(src.shape)}" if src_is_tensor else "")
         )
-    grid = list(jnp.indices(index.shape, sparse=True))
-    grid[d] = index
-    return tuple(grid), d
+
+
+def _grid(d, index):
+    grid = list(jnp.indices(_nonempty(index.shape), sparse=True))
+    grid[d] = index.reshape(_nonempty(index.shape))
+    return tuple(grid)
 
 
 def scatter(input, dim, index, src, reduce=None):
     """torch.scatter: ``out[..., index[i, j], ...] = src[i, j]`` along ``dim``."""
-    if dtype_of(index) is not D.int64:
-        raise RuntimeError("scatter(): Expected dtype int64 for index")
-    idx, _ = _scatter_index(input, dim, index)
+    d = norm_dim(dim, input.ndim)
+    _scatter_gather_checks(input, d, index, "scatter", src)
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    flat = input.reshape(_nonempty(input.shape))
+    ish = _nonempty(index.shape)
     vals = to_dtype(src, dtype_of(input))
     if jnp.ndim(vals):
-        vals = vals[tuple(slice(0, n) for n in index.shape)]
-    vals = jnp.broadcast_to(vals, index.shape)
-    if reduce is None:
-        return input.at[idx].set(vals)
-    if reduce == "add":
-        return input.at[idx].add(vals)
-    if reduce == "multiply":
-        return input.at[idx].multiply(vals)
-    raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        vals = vals.reshape(_nonempty(vals.shape))[tuple(slice(0, n) for n in ish)]
+    vals = jnp.broadcast_to(vals, ish)
+    at = flat.at[_grid(d, index)]
+    out = at.set(vals) if reduce is None else at.add(vals) if reduce == "add" else at.multiply(
+        vals)
+    return out.reshape(input.shape)
 
 
 def scatter_add(input, dim, index, src):
@@ -101,8 +170,10 @@ def scatter_add(input, dim, index, src):
 
 
 def gather(input, dim, index):
-    idx, _ = _scatter_index(input, dim, index)
-    return input[idx]
+    d = norm_dim(dim, input.ndim)
+    _scatter_gather_checks(input, d, index, "gather")
+    out = input.reshape(_nonempty(input.shape))[_grid(d, index)]
+    return out.reshape(index.shape)
 
 
 def masked_fill(input, mask, value):
@@ -116,4 +187,5 @@ def masked_fill(input, mask, value):
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value.ndim} dimension(s)."
         )
+    broadcast_shapes(input.shape, mask.shape)
     return jnp.where(mask, to_dtype(value, dtype_of(input)), input)

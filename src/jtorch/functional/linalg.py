@@ -6,7 +6,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _dtypes as D
-from ._util import dtype_of
+from ._util import broadcast_shapes, dtype_of, not_implemented, require_tensor
 
 _C_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -18,6 +18,8 @@ _C_NAMES = {
 
 def matmul(input, other):
     """torch.matmul: numpy's dimensionality rules, no promotion, full float32 precision."""
+    require_tensor("matmul", "input", 1, input)
+    require_tensor("matmul", "other", 2, other)
     a, b = dtype_of(input), dtype_of(other)
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(
@@ -34,14 +36,25 @@ def matmul(input, other):
     if k1 != k2:
         if input.ndim == 1 and other.ndim == 1:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [%d] and src [%d] to have the same "
-                "number of elements, but got %d and %d elements respectively" % (k1, k2, k1, k2)
+                f"inconsistent tensor size, expected tensor [{k1}] and src [{k2}] to have the "
+                f"same number of elements, but got {k1} and {k2} elements respectively"
             )
         rows = input.shape[-2] if input.ndim > 1 else 1
         cols = other.shape[-1] if other.ndim > 1 else 1
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k1} and {k2}x{cols})"
         )
+    if input.ndim > 2 or other.ndim > 2:
+        broadcast_shapes(input.shape[:-2], other.shape[:-2])
     if a is D.bool:
-        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise not_implemented("addmm_impl_cpu_", a)
     return jnp.matmul(input, other, precision=lax.Precision.HIGHEST)
+
+
+def mm(input, mat2):
+    """torch.mm: the product of two matrices (no broadcasting, no promotion)."""
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return matmul(input, mat2)

@@ -3,8 +3,12 @@
 A view in the eager layer is a chain of these forward steps applied to a storage's base
 value; writing through the view applies the ``scatter`` inverses in reverse order
 (PrimTorch's ``slice_scatter``/``select_scatter`` idea). Steps whose inverse has no
-cheap structured form scatter through an index map: the forward step applied to
-``arange(base.size)`` tells where every view element lives in the base.
+cheap structured form scatter through an index map: the step's strides relative to its
+input tell where every view element lives there.
+
+A step's ``dynamic`` arguments (a select's index, a slice's start) are values, not
+structure: ``split_chain`` takes them out so that a kernel compiled for ``x[3]`` also
+serves ``x[4]``, and ``join_chain`` puts them (traced) back in.
 """
 
 from __future__ import annotations
@@ -27,13 +31,85 @@ def _with_scatter(scatter):
     return deco
 
 
-def _scatter_by_index_map(fwd):
-    def scatter(base, src, **kw):
-        idx = np.asarray(fwd(np.arange(base.size).reshape(base.shape), **kw))
-        flat = base.reshape(-1).at[idx.reshape(-1)].set(src.reshape(-1).astype(base.dtype))
-        return flat.reshape(base.shape)
+def strided_index(size, stride, offset) -> np.ndarray:
+    """The flat (row-major) position of every element of a strided view: a host array."""
+    idx = np.full(tuple(size), offset, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(size, stride, strict=False)):
+        idx += (np.arange(n, dtype=np.int64) * st).reshape((-1,) + (1,) * (len(size) - d - 1))
+    return idx
 
-    return scatter
+
+def _by_geometry(fn, geometry, aliasing=False):
+    """Give ``fn`` (a step whose elements are a strided view of its row-major input) its
+    inverse scatter through the index map.
+
+    ``geometry(shape, **kw)`` gives the step's ``(size, stride, offset)`` relative to a
+    contiguous input: the same arithmetic that gives torch's strides gives the index map,
+    on the host, so it is a constant of the jitted scatter. ``aliasing`` steps (expand,
+    as_strided, overlapping unfold) map several view elements to one input element; their
+    ``masked_scatter`` writes only the elements a write touched, so an untouched alias of
+    a written location cannot overwrite it.
+    """
+
+    def masked_scatter(base, src, mask, **kw):
+        idx = jnp.asarray(strided_index(*geometry(base.shape, **kw)).reshape(-1))
+        if mask is not None:
+            idx = jnp.where(mask.reshape(-1), idx, base.size)  # out of bounds: dropped
+        flat = base.reshape(-1).at[idx].set(src.reshape(-1).astype(base.dtype), mode="drop")
+        written = jnp.zeros(base.size, bool).at[idx].set(True, mode="drop")
+        return flat.reshape(base.shape), written.reshape(base.shape)
+
+    fn.scatter = lambda base, src, **kw: masked_scatter(base, src, None, **kw)[0]
+    fn.masked_scatter = masked_scatter
+    fn.aliasing = aliasing
+
+
+def _contiguous_geometry(g):
+    def geometry(shape, **kw):
+        return g(shape, _strides.contiguous_strides(shape), 0, **kw)[:3]
+
+    return geometry
+
+
+def _dynamic(*names):
+    def deco(fn):
+        fn.dynamic = names
+        return fn
+
+    return deco
+
+
+def split_chain(chain):
+    """``(structure, values)``: the chain with its steps' dynamic arguments taken out."""
+    structure, values = [], []
+    for fn, kw in chain:
+        dyn = getattr(fn, "dynamic", ())
+        if dyn:
+            static = []
+            for name, v in kw:
+                if name in dyn:
+                    many = isinstance(v, tuple)
+                    values.extend(v) if many else values.append(v)
+                    v = ("dynamic", len(v) if many else None)
+                static.append((name, v))
+            kw = tuple(static)
+        structure.append((fn, kw))
+    return tuple(structure), tuple(values)
+
+
+def join_chain(structure, values):
+    """The chain ``split_chain`` took apart, with ``values`` (maybe traced) back in."""
+    it = iter(values)
+
+    def take(marker):
+        n = marker[1]
+        return next(it) if n is None else tuple(next(it) for _ in range(n))
+
+    return tuple(
+        (fn, tuple((name, take(v) if name in getattr(fn, "dynamic", ()) else v)
+                   for name, v in kw))
+        for fn, kw in structure
+    )
 
 
 def apply_chain(x, chain):
@@ -45,12 +121,31 @@ def apply_chain(x, chain):
 
 def scatter_chain(base, chain, src):
     """Write a view: return ``base`` with the elements the chain selects replaced by ``src``."""
+    if any(getattr(fn, "aliasing", False) for fn, _ in chain):
+        return _masked_scatter_chain(base, chain, src)[0]
     if not chain:
         return jnp.broadcast_to(src, base.shape).astype(base.dtype)
     (fn, kw), rest = chain[0], chain[1:]
     kw = dict(kw)
     mid = fn(base, **kw)
     return fn.scatter(base, scatter_chain(mid, rest, src), **kw)
+
+
+def _masked_scatter_chain(base, chain, src):
+    """``scatter_chain`` that also tracks which elements of each level the write touched.
+
+    Needed when a step aliases (``x.expand(3, 4)[0] = 1`` writes one row of the expanded
+    value; its other rows, unwritten copies of the same memory, must not win).
+    """
+    if not chain:
+        return (jnp.broadcast_to(src, base.shape).astype(base.dtype),
+                jnp.ones(base.shape, bool))
+    (fn, kw), rest = chain[0], chain[1:]
+    kw = dict(kw)
+    mid, mask = _masked_scatter_chain(fn(base, **kw), rest, src)
+    if getattr(fn, "aliasing", False):
+        return fn.masked_scatter(base, mid, mask, **kw)
+    return fn.scatter(base, mid, **kw), fn.scatter(jnp.zeros(base.shape, bool), mask, **kw)
 
 
 # ------------------------------------------------------------------ the view steps
@@ -92,35 +187,69 @@ def _select_scatter(base, src, dim, index):
     return lax.dynamic_update_index_in_dim(base, src.astype(base.dtype), index, dim)
 
 
+@_dynamic("index")
 @_with_scatter(_select_scatter)
 def select(input, dim, index):
-    dim = norm_dim(dim, input.ndim)
-    return lax.index_in_dim(input, index % input.shape[dim], dim, keepdims=False)
+    """``input.select(dim, index)`` for an index already wrapped into range."""
+    return lax.dynamic_index_in_dim(input, index, norm_dim(dim, input.ndim), keepdims=False)
 
 
 def _narrow_scatter(base, src, dim, start, length):
     return lax.dynamic_update_slice_in_dim(base, src.astype(base.dtype), start, dim)
 
 
+@_dynamic("start")
 @_with_scatter(_narrow_scatter)
 def narrow(input, dim, start, length):
-    dim = norm_dim(dim, input.ndim)
-    start %= max(input.shape[dim], 1)
-    return lax.slice_in_dim(input, start, start + length, axis=dim)
+    """``input.narrow(dim, start, length)`` for a start already wrapped into range."""
+    return lax.dynamic_slice_in_dim(input, start, length, norm_dim(dim, input.ndim))
 
 
-def _getitem_scatter(base, src, index):
-    return base.at[_as_jax_index(index)].set(src.astype(base.dtype))
+def _getitem_blocks(base_shape, index, at):
+    """Per base dim: (start, block length, step) of the region ``getitem`` reads."""
+    it, blocks = iter(at), []
+    for item in index:
+        if item == "i":
+            blocks.append((next(it), 1, 1))
+        elif item is not None:
+            blocks.append((next(it), *item))
+    return blocks + [(0, n, 1) for n in base_shape[len(blocks):]]
 
 
-def _as_jax_index(index):
-    return tuple(slice(*i) if isinstance(i, tuple) else i for i in index)
+def _getitem_scatter(base, src, index, at):
+    blocks = _getitem_blocks(base.shape, index, at)
+    src = src.astype(base.dtype).reshape(tuple(n for _, n, _ in blocks))
+    if all(step == 1 for _, _, step in blocks):
+        return lax.dynamic_update_slice(base, src, tuple(start for start, _, _ in blocks))
+    nd = len(blocks)
+    grid = tuple(
+        (start + jnp.arange(n) * step).reshape((1,) * k + (-1,) + (1,) * (nd - k - 1))
+        for k, (start, n, step) in enumerate(blocks)
+    )
+    return base.at[grid].set(src)
 
 
+@_dynamic("at")
 @_with_scatter(_getitem_scatter)
-def getitem(input, index):
-    """Basic indexing with an index from ``_strides.normalize_basic_index``."""
-    return input[_as_jax_index(index)]
+def getitem(input, index, at):
+    """Basic indexing: ``index`` is the structure (None, "i" for an int, ``(length, step)``
+    for a slice) and ``at`` the ints and slice starts, all in range (``_strides.g_getitem``).
+    """
+    x, d, it = input, 0, iter(at)
+    for item in index:
+        if item is None:
+            x = jnp.expand_dims(x, d)
+            d += 1
+        elif item == "i":
+            x = lax.dynamic_index_in_dim(x, next(it), d, keepdims=False)
+        else:
+            length, step = item
+            span = (length - 1) * step + 1 if length else 0
+            x = lax.dynamic_slice_in_dim(x, next(it), span, d)
+            if step > 1:
+                x = lax.slice_in_dim(x, 0, span, step, d)
+            d += 1
+    return x
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -143,11 +272,7 @@ def unfold(input, dimension, size, step):
 
 def as_strided(input, size, stride, storage_offset=0):
     """Read ``input``'s elements as if it were row-major memory, with torch's strides."""
-    idx = storage_offset + sum(
-        np.arange(n).reshape((-1,) + (1,) * (len(size) - i - 1)) * s
-        for i, (n, s) in enumerate(zip(size, stride))
-    )
-    idx = np.broadcast_to(np.asarray(idx, dtype=np.int64), tuple(size))
+    idx = strided_index(size, stride, storage_offset)
     if idx.size and idx.max() >= input.size:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
@@ -156,8 +281,13 @@ def as_strided(input, size, stride, storage_offset=0):
     return jnp.reshape(input, -1)[idx]
 
 
-for _fn in (diagonal, expand, unfold, as_strided):
-    _fn.scatter = _scatter_by_index_map(_fn)
+_by_geometry(diagonal, _contiguous_geometry(
+    lambda sh, st, o, offset=0, dim1=0, dim2=1: _strides.g_diagonal(sh, st, o, offset, dim1, dim2)
+))
+_by_geometry(expand, _contiguous_geometry(_strides.g_expand), aliasing=True)
+_by_geometry(unfold, _contiguous_geometry(_strides.g_unfold), aliasing=True)
+_by_geometry(as_strided, lambda shape, size, stride, storage_offset=0: (
+    size, stride, storage_offset), aliasing=True)
 
 
 def reshape(input, shape):

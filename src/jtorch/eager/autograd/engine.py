@@ -10,6 +10,7 @@ import heapq
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import dispatch
 from ..tensor import Tensor, wrap
@@ -38,17 +39,20 @@ def _collect(roots):
 
 def _needed(nodes, targets):
     """The nodes from which some target node is reachable (others need not run)."""
-    memo: dict = {}
-
-    def visit(n):
-        if n in memo:
-            return memo[n]
-        memo[n] = False  # graphs are acyclic; this guards deep recursion revisits
-        hit = n in targets or any(visit(m) for m, _ in n.next_functions if m is not None)
-        memo[n] = hit
-        return hit
-
-    return {n for n in nodes if visit(n)}
+    parents: dict = {}
+    for n in nodes:
+        for m, _ in n.next_functions:
+            if m is not None:
+                parents.setdefault(m, []).append(n)
+    # Walk edges backwards from the targets; iterative, so deep graphs cannot overflow.
+    stack = [t for t in targets if t in nodes]
+    hit = set(stack)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in hit:
+                hit.add(p)
+                stack.append(p)
+    return hit
 
 
 def _sum(a, b, create_graph):
@@ -72,6 +76,8 @@ def _run_hooks(hooks, grad):
 
 
 def _seed(roots_t, grads):
+    if grads is not None and len(grads) != len(roots_t):
+        raise RuntimeError(f"got {len(roots_t)} tensors and {len(grads)} gradients")
     roots, seeds = [], []
     for i, t in enumerate(roots_t):
         if not t.requires_grad:
@@ -84,15 +90,19 @@ def _seed(roots_t, grads):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.is_complex:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            g = jnp.ones(t._shape, t.dtype.np)
+            g = np.ones(t._shape, t.dtype.np)  # a host constant: no device dispatch to seed
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                     f"output[{i}] has a shape of {t.shape}."
                 )
+            if g.dtype is not t.dtype:  # PyTorch's engine casts a seed to its output's dtype
+                g = g.to(t.dtype)
         else:
-            g = jnp.broadcast_to(jnp.asarray(g, t.dtype.np), t._shape)
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}"
+            )
         roots.append(t._edge())
         seeds.append(g)
     return roots, seeds
@@ -107,7 +117,7 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
     targets = None if capture is None or accumulate else {n for n, _ in capture}
     needed = _needed(nodes, targets) if targets is not None else None
     buffers: dict = {}
-    for (node, nr), g in zip(roots, seeds):
+    for (node, nr), g in zip(roots, seeds, strict=False):
         buf = buffers.setdefault(node, {})
         buf[nr] = _sum(buf.get(nr), g, create_graph)
     captured: dict = {}
@@ -128,18 +138,31 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
                     _accumulate(node.variable, grads_in[0], create_graph)
                 continue
             out_grads = _call_node(node, grads_in, create_graph)
+            if grad_mode._state.anomaly and grad_mode._state.anomaly_nan:
+                _check_nan(node, out_grads)
             if not retain_graph:
                 node.release()
-            for (nxt, nr), g in zip(node.next_functions, out_grads):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    buf = buffers.setdefault(nxt, {})
-                    buf[nr] = _sum(buf.get(nr), g, create_graph)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            _send(node, out_grads, buffers, deps, heap, create_graph)
     return captured
+
+
+def _send(node, out_grads, buffers, deps, heap, create_graph):
+    """Add a node's input gradients to its children's buffers; queue the children it freed."""
+    for (nxt, nr), g in zip(node.next_functions, out_grads, strict=True):
+        if nxt is None:
+            continue
+        if g is not None:
+            buf = buffers.setdefault(nxt, {})
+            buf[nr] = _sum(buf.get(nr), g, create_graph)
+        deps[nxt] -= 1
+        if deps[nxt] == 0:
+            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _check_nan(node, grads):
+    for i, g in enumerate(grads):
+        if g is not None and bool(jnp.isnan(g._value if isinstance(g, Tensor) else g).any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
 def _pre_hooks(node, grads, create_graph):
@@ -168,23 +191,37 @@ def _call_node(node, grads_in, create_graph):
     if isinstance(node, OpNode):
         n_out = len(node._out_meta)
     grads = [grads_in.get(i) for i in range(n_out)]
+    if node._node_pre_hooks:
+        grads = _run_node_pre_hooks(node, grads)
     if not isinstance(node, OpNode):  # custom Function nodes
         result = node.apply(grads, create_graph)
     elif create_graph:
         cts = node.cotangents(grads)
         partial = dispatch.replay_backward(node, cts)
         result = [None] * len(node.next_functions)
-        for e, g in zip(node._diff_edges, partial):
+        for e, g in zip(node._diff_edges, partial, strict=False):
             result[e] = g
     else:
         cts = node.cotangents([g._value if isinstance(g, Tensor) else g for g in grads])
         partial = node.apply_vjp(cts)
         result = [None] * len(node.next_functions)
-        for e, g in zip(node._diff_edges, partial):
+        for e, g in zip(node._diff_edges, partial, strict=False):
             result[e] = g
-    for hook in list(node._hooks.values()):
-        hook(tuple(_maybe_tensor(g) for g in result), tuple(_maybe_tensor(g) for g in grads))
+    if node._hooks:
+        for hook in list(node._hooks.values()):
+            out = hook(tuple(_maybe_tensor(g) for g in result),
+                       tuple(_maybe_tensor(g) for g in grads))
+            if out is not None:  # a post hook may replace the gradients it was given
+                result = list(out)
     return result
+
+
+def _run_node_pre_hooks(node, grads):
+    for hook in list(node._node_pre_hooks.values()):
+        out = hook(tuple(_maybe_tensor(g) for g in grads))
+        if out is not None:
+            grads = list(out)
+    return grads
 
 
 def _maybe_tensor(g):
@@ -232,8 +269,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = (inputs,) if single else tuple(inputs)
     if grad_outputs is not None:
         grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -241,13 +285,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     got = run_backward(outputs, grad_outputs, retain_graph, create_graph,
                        {e: i for i, e in enumerate(edges)}, False)
     result = []
-    for t, e in zip(inputs, edges):
+    for i, (t, e) in enumerate(zip(inputs, edges, strict=True)):
         g = got.get(e)
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 g = jnp.zeros(t._shape, t.dtype.np)

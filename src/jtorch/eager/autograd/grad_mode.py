@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _State(threading.local):
     enabled = True
     inference = False
+    anomaly = False
+    anomaly_nan = True
 
 
 _state = _State()
@@ -46,16 +49,27 @@ class _Mode:
 
             @functools.wraps(fn)
             def gen(*args, **kwargs):
+                # The mode covers the generator's own steps, never the caller's code
+                # between them, so each resume re-enters it and each yield leaves it.
                 it = fn(*args, **kwargs)
-                with self.clone():
-                    value = next(it)
-                while True:
-                    try:
-                        with self.clone():
+                try:
+                    with self.clone():
+                        value = next(it)
+                    while True:
+                        try:
                             sent = yield value
-                            value = it.send(sent)
-                    except StopIteration as stop:
-                        return stop.value
+                        except GeneratorExit:
+                            with self.clone():
+                                it.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                value = it.throw(exc)
+                        else:
+                            with self.clone():
+                                value = it.send(sent)
+                except StopIteration as stop:
+                    return stop.value
 
             return gen
 
@@ -144,9 +158,62 @@ class inference_mode(_Mode):
         self.mode = bool(mode) if not callable(mode) else True
 
     def _set(self):
-        if self.mode:
-            _state.enabled = False
-            _state.inference = True
+        # PyTorch's InferenceMode guard sets grad mode to ``not mode``: inference_mode(False)
+        # nested inside inference_mode records graphs again.
+        _state.enabled = not self.mode
+        _state.inference = self.mode
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off; takes effect immediately, reverts as a context manager.
+
+    Differences from PyTorch: no forward-pass traceback is recorded; with ``check_nan`` the
+    backward raises when a node returns NaN, as PyTorch does.
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self._prev = (_state.anomaly, _state.anomaly_nan)
+        _state.anomaly, _state.anomaly_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.anomaly, _state.anomaly_nan = self._prev
+        return False
+
+
+class detect_anomaly(_Mode):
+    """Anomaly detection inside the block (or the decorated function)."""
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.", UserWarning, stacklevel=2,
+        )
+
+    def __enter__(self):
+        self._prev_anomaly = (_state.anomaly, _state.anomaly_nan)
+        _state.anomaly, _state.anomaly_nan = True, self.check_nan
+        return self
+
+    def __exit__(self, *exc):
+        _state.anomaly, _state.anomaly_nan = self._prev_anomaly
+        return False
+
+    def clone(self):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return detect_anomaly(self.check_nan)
+
+
+def is_anomaly_enabled() -> bool:
+    return _state.anomaly
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state.anomaly_nan

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import weakref
+import re
 
 import jax
 import numpy as np
@@ -26,19 +26,23 @@ def _apply_vjp(vjp, cotangents):
     return vjp(cotangents)
 
 
+# Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
+# namespace in name(); their Python class name is the bare one.
+_QUALIFIED = {n: f"torch::autograd::{n}" for n in (
+    "AccumulateGrad", "CopySlices", "GraphRoot", "Error", "DelayedError", "CppFunction")}
+
+
 class RemovableHandle:
     """What ``register_hook`` returns: ``.remove()`` unregisters the hook."""
 
     _ids = itertools.count()
 
     def __init__(self, hooks: dict):
-        self._hooks = weakref.ref(hooks) if not isinstance(hooks, list) else (lambda: hooks)
+        self._hooks = hooks  # plain dicts cannot be weakly referenced; a handle is small
         self.id = next(self._ids)
 
     def remove(self) -> None:
-        hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        self._hooks.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -47,41 +51,61 @@ class RemovableHandle:
         self.remove()
 
 
+def _add(hooks: dict, fn) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
 class Node:
     """Base node: a name, edges (``next_functions``), hooks and a sequence number."""
 
     _name = "Node"
+    # Hook tables stay class-level None until first used: a node is built per op call.
+    _pre_hooks: dict | None = None  # output_nr -> {id: hook}: tensor hooks
+    _node_pre_hooks: dict | None = None  # {id: hook(grad_outputs)}: register_prehook
+    _hooks: dict | None = None  # {id: hook(grad_inputs, grad_outputs)}: register_hook
+    _retained: dict | None = None  # output_nr -> weakref to a retain_grad tensor
+    _metadata: dict | None = None
 
     def __init__(self, next_functions=()):
         self.next_functions = tuple(next_functions)
         self._seq = next(_seq)
-        self._pre_hooks: dict | None = None  # output_nr -> {id: hook}: tensor hooks
-        self._hooks: dict = {}
-        self._retained: dict | None = None  # output_nr -> weakref to a retain_grad tensor
-        self.metadata: dict = {}
 
     def name(self) -> str:
-        return self._name
+        return _QUALIFIED.get(self._name, self._name)
 
     def __repr__(self) -> str:
         return f"<{self._name} object at {hex(id(self))}>"
 
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
     def register_hook(self, fn) -> RemovableHandle:
         """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = fn
-        return handle
+        if self._hooks is None:
+            self._hooks = {}
+        return _add(self._hooks, fn)
+
+    def register_prehook(self, fn) -> RemovableHandle:
+        """Run ``fn(grad_outputs)`` before this node's backward; it may return new ones."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = {}
+        return _add(self._node_pre_hooks, fn)
 
     def _add_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
         if self._pre_hooks is None:
             self._pre_hooks = {}
-        hooks = self._pre_hooks.setdefault(output_nr, {})
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = fn
-        return handle
+        return _add(self._pre_hooks.setdefault(output_nr, {}), fn)
 
     def check_saved(self) -> None:
         pass
+
+    def inplace_written(self, vc, version: int) -> None:
+        """Called after this node's in-place op wrote ``vc`` (see OpNode)."""
 
     def release(self) -> None:
         pass
@@ -96,22 +120,40 @@ class OpNode(Node):
         self._vjp = vjp
         self._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
         self._out_meta = out_meta  # per output: (shape, np dtype) or None when not differentiable
-        self._saved = saved  # [(VersionCounter, version, description)]
-        self._replay = replay  # (key, fn, leaves, diff_idx) to re-record the VJP under create_graph
+        self._saved = saved  # [(VersionCounter, version, (dtype, shape, weakref, nr))]
+        self._replay = replay  # (key, fn, leaves, diff_idx, live): to re-record the VJP
         self._freed = False
 
     def check_saved(self) -> None:
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        for i, (vc, version, desc) in enumerate(self._saved):
+        for vc, version, desc in self._saved:
             if vc.version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{desc}], which is output {i} of {self._name}, is at "
-                    f"version {vc.version}; expected version {version} instead. Hint: enable "
-                    "anomaly detection to find the operation that failed to compute its gradient, "
-                    "with torch.autograd.set_detect_anomaly(True)."
-                )
+                raise modified_error(vc.version, version, *self._describe(desc))
+
+    def _describe(self, desc):
+        """(text, producing node, output_nr) of a saved entry, for the error message."""
+        if isinstance(desc, str):
+            return desc, None, 0
+        dtype, shape, ref, nr = desc
+        text = f"torch.{D.legacy_name(dtype)}Tensor {list(shape)}"
+        if ref is None:  # a saved output: PyTorch names the node that produced it
+            return text, self, nr
+        t = ref()
+        return text, (None if t is None else t.grad_fn), (0 if t is None else t._output_nr)
+
+    def inplace_written(self, vc, version: int) -> None:
+        """This node's op was in place: its write moving ``vc`` past ``version`` is no error.
+
+        PyTorch saves an in-place op's ``self`` as a clone of the value before the write (our
+        VJP residuals already hold that value), so only later writes may trip the check.
+        Only the first entry moves: ``y.mul_(y)`` also saved ``y`` as ``other``, which
+        PyTorch rejects on backward.
+        """
+        for i, (saved_vc, v, desc) in enumerate(self._saved):
+            if saved_vc is vc and v == version:
+                self._saved[i] = (vc, vc.version, desc)
+                return
 
     def release(self) -> None:
         if self._saved:  # a node that saved nothing can be replayed, as in PyTorch
@@ -122,7 +164,7 @@ class OpNode(Node):
     def cotangents(self, grads):
         """Fill missing output grads with zeros; drop non-differentiable outputs."""
         out = []
-        for g, meta in zip(grads, self._out_meta):
+        for g, meta in zip(grads, self._out_meta, strict=False):
             if meta is None:
                 continue
             out.append(np.zeros(meta[0], meta[1]) if g is None else g)
@@ -145,3 +187,19 @@ class AccumulateGrad(Node):
 def describe(t) -> str:
     """torch's saved-tensor description, e.g. ``torch.FloatTensor [5, 5]``."""
     return f"torch.{D.legacy_name(t.dtype)}Tensor {list(t.shape)}"
+
+
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
+def modified_error(version: int, expected: int, text: str, node, output_nr: int):
+    """PyTorch's error for a saved tensor whose version moved on since it was saved."""
+    where = ""
+    if node is not None:  # PyTorch names the node without its "Backward<N>" suffix
+        where = f", which is output {output_nr} of {_BACKWARD_SUFFIX.sub('', node.name())},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{text}]{where} is at version {version}; expected version {expected} "
+        "instead. Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
