@@ -185,7 +185,6 @@ def idx(data) -> T:
 # ------------------------------------------------------------------ the entries
 
 _ARITH_ERR = broadcast_error()
-_NO_INPLACE = "registry declares inplace=True, but torch has no Tensor.maximum_/minimum_"
 _INT_DIV = dict(kind="nonzero")  # integer division by zero raises in torch: data-dependent
 
 OPS: list[OpInfo] = [
@@ -263,11 +262,9 @@ OPS += [
     OpInfo("logical_not", unary(("float32", "int64", "bool"), kind="ties"), grad=False),
     OpInfo("maximum", binary(dtypes=("float32", "int64", "bool"), kind="ties",
                              scalars=()), broadcast_error(
-        S(tensor((3,), "complex64"), tensor((3,), "complex64")), S(tensor((3,)), 2)),
-        xfail=dict(inplace=_NO_INPLACE)),
+        S(tensor((3,), "complex64"), tensor((3,), "complex64")), S(tensor((3,)), 2))),
     OpInfo("minimum", binary(dtypes=("float32", "int64"), kind="ties",
-                             scalars=()), broadcast_error(S(tensor((3,)), 2.5)),
-        xfail=dict(inplace=_NO_INPLACE)),
+                             scalars=()), broadcast_error(S(tensor((3,)), 2.5))),
     OpInfo("where", lambda: [
         S(tensor((2, 3), "bool"), tensor((2, 3)), tensor((2, 3))),
         S(tensor((3,), "bool"), tensor((2, 1), "float64"), tensor((), "float64")),
@@ -277,8 +274,7 @@ OPS += [
     ], lambda: [
         S(tensor((3,), "float32"), tensor((3,)), tensor((3,))),
         S(tensor((3,), "bool"), tensor((2, 1)), tensor((4,))),
-    ], xfail=dict(method="Tensor.where binds self as the condition; torch's x.where(cond, y) "
-                         "takes self as the input (registry 'where' / eager/bind.py)")),
+    ]),
     OpInfo("clone", lambda: [S(tensor((2, 3), d)) for d in MAIN + ("bfloat16",)]
            + [S(tensor((), "float64"))]),
     # Internal ops behind hand-written methods: reached through those methods.

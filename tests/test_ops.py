@@ -242,14 +242,10 @@ def test_errors(info):
 # Each is a jtorch bug outside the op database's files; the reason names the suspect.
 
 
-@pytest.mark.xfail(reason="__invert__ is bound straight to bitwise_not; torch's ~ on a float "
-                          "tensor raises TypeError, bitwise_not NotImplementedError", strict=True)
 def test_invert_float_raises_type_error():
     check(lambda t: ~t.tensor([1.0, 2.0]))
 
 
-@pytest.mark.xfail(reason="functional/shape.py cat raises RuntimeError for an empty list; torch "
-                          "raises ValueError", strict=True)
 def test_cat_empty_list_raises_value_error():
     check(lambda t: t.cat([]))
 

@@ -5,21 +5,52 @@ from __future__ import annotations
 from . import _dtypes
 from ._device import device
 from ._dtypes import (
-    bfloat16, bool, can_cast, cdouble, cfloat, complex64, complex128, double, float, float16,
-    float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
-    promote_types, set_default_dtype, short, uint8,
+    bfloat16,
+    bool,
+    can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
 )
 from ._dtypes import dtype as dtype
 from .eager import bind as _bind
 from .eager import creation as _creation
 from .eager import methods as _methods
 from .eager.autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
 from .eager.printing import get_printoptions, set_printoptions
 from .eager.random import (
-    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
 )
 from .eager.tensor import Size, Tensor
 
@@ -28,8 +59,7 @@ _creation.bind_factories(globals())
 _methods.attach()
 
 from . import autograd, return_types  # noqa: E402
-from .eager.methods import chunk, flatten, movedim, split, unbind  # noqa: E402
-from .eager.methods import clone, reshape  # noqa: E402
+from .eager.methods import chunk, clone, flatten, movedim, reshape, split, unbind  # noqa: E402  # noqa: E402
 
 moveaxis = movedim
 
@@ -73,6 +103,8 @@ def from_jax(array) -> Tensor:
     if not isinstance(array, jax.Array):
         raise TypeError(f"from_jax expects a jax.Array, got {type(array).__name__}")
     _dtypes.from_numpy_dtype(array.dtype)  # TypeError for dtypes torch lacks
+    if array.weak_type:  # a weakly typed value would promote like a Python scalar
+        array = jax.numpy.asarray(array, dtype=array.dtype)
     return wrap(array)
 
 

@@ -9,12 +9,15 @@ that gives PyTorch's strides. Registering a name twice raises.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import _strides as G
 from . import return_types
-from .functional import creation, elementwise as E, indexing, linalg, random, reduction as R
+from .functional import creation, indexing, linalg, random
+from .functional import elementwise as E
+from .functional import reduction as R
 from .functional import shape as S
 
 
@@ -105,12 +108,12 @@ for _name, _d in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt",
 op("bitwise_and", E.bitwise_and, dunders=("and", "rand", "iand"), saves="none", **_BIN)
 op("bitwise_or", E.bitwise_or, dunders=("or", "ror", "ior"), saves="none", **_BIN)
 op("bitwise_xor", E.bitwise_xor, dunders=("xor", "rxor", "ixor"), saves="none", **_BIN)
-op("bitwise_not", E.bitwise_not, dunders=("invert",), saves="none", **_BIN)
+op("bitwise_not", E.bitwise_not, saves="none", **_BIN)  # ~ is Tensor.__invert__ (methods)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
     op(_name, getattr(E, _name), saves="none", promotion="always_bool", **_BIN)
 op("where", E.where, saves="inputs", out=True, pointwise=True, method=False)
-op("maximum", R.maximum, **_BIN)
-op("minimum", R.minimum, **_BIN)
+op("maximum", R.maximum, **{**_BIN, "inplace": False})  # PyTorch has no maximum_
+op("minimum", R.minimum, **{**_BIN, "inplace": False})
 op("clone", E.clone, static=("memory_format",), saves="none", extra={"fresh": True})
 op("_copy", E.copy, function=False, method=False, saves="none", grad_name="CopyBackwards")
 op("_fill", E.fill, function=False, method=False, saves="none", grad_name="FillBackward0")
@@ -187,7 +190,7 @@ op("index_add", indexing.index_add, static=("dim",), inplace=True, out=True, sav
 op("scatter", indexing.scatter, static=("dim", "reduce"), inplace=True, out=True, **_IDX)
 op("scatter_add", indexing.scatter_add, static=("dim",), inplace=True, out=True, **_IDX)
 op("gather", indexing.gather, static=("dim",), out=True, **_IDX)
-op("masked_fill", indexing.masked_fill, inplace=True, saves="inputs", pointwise=True)
+op("masked_fill", indexing.masked_fill, inplace=True, saves="inputs")
 
 # ------------------------------------------------------------------ factories and random
 

@@ -78,7 +78,6 @@ def infer_dense_strides(shape, stride) -> tuple[int, ...]:
     PyTorch's stable insertion sort: stride-0 dimensions keep their place, equal strides
     put the smaller size innermost.
     """
-    n = len(shape)
 
     def should_swap(d0, d1):
         s0, s1 = stride[d0], stride[d1]
@@ -88,6 +87,16 @@ def infer_dense_strides(shape, stride) -> tuple[int, ...]:
             return -1 if s0 < s1 else 1
         return 1 if shape[d0] > shape[d1] else 0
 
+    return strides_in_order(shape, should_swap)
+
+
+def strides_in_order(shape, should_swap) -> tuple[int, ...]:
+    """Dense strides for ``shape`` in the memory order PyTorch's insertion sort picks.
+
+    ``should_swap(d0, d1)`` compares two dimensions: > 0 puts d1 inside d0, < 0 keeps the
+    order and stops, 0 is undecided.
+    """
+    n = len(shape)
     perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
     for i in range(1, n):
         d1 = i

@@ -8,7 +8,12 @@ already known to include a non-contiguous one.
 
 from __future__ import annotations
 
-from ._strides import contiguous_strides, is_contiguous, is_non_overlapping_and_dense
+from ._strides import (
+    contiguous_strides,
+    is_contiguous,
+    is_non_overlapping_and_dense,
+    strides_in_order,
+)
 
 
 def _broadcast_strides(shape, stride, out_shape):
@@ -46,19 +51,5 @@ def output_strides(out_shape, inputs) -> tuple[int, ...] | None:
                 return 1
         return 0
 
-    perm = list(range(n - 1, -1, -1))  # perm[0] is the fastest-moving dimension
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            cmp = should_swap(perm[d0], perm[d1])
-            if cmp > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif cmp < 0:
-                break
-    strides, acc = [0] * n, 1
-    for d in perm:
-        strides[d] = acc
-        acc *= max(out_shape[d], 1)
-    out = tuple(strides)
+    out = strides_in_order(out_shape, should_swap)
     return None if out == contiguous_strides(out_shape) else out

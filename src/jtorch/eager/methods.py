@@ -309,6 +309,14 @@ def where(self, condition, y) -> Tensor:
     return bound("where")(condition, self, y)
 
 
+def __invert__(self) -> Tensor:
+    """``~x``: bitwise not, which PyTorch refuses with TypeError for float tensors."""
+    if self.dtype._kind >= 2:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bound("bitwise_not")(self)
+
+
 def attach() -> None:
     """Install the hand-written methods on Tensor."""
     for name, fn in dict(
@@ -318,7 +326,7 @@ def attach() -> None:
         tensor_split=tensor_split,
         as_strided=as_strided, view_as=view_as, expand_as=expand_as,
         index_put_=index_put_, index_put=index_put,
-        __getitem__=getitem, __setitem__=setitem, where=where,
+        __getitem__=getitem, __setitem__=setitem, where=where, __invert__=__invert__,
     ).items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)

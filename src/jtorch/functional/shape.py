@@ -299,7 +299,7 @@ def reshape(input, shape):
 
 def _check_cat_inputs(tensors, name):
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if name == "torch.cat" and x.ndim == 0:
             raise RuntimeError(
