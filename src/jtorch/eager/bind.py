@@ -67,14 +67,18 @@ def call(spec, names, vals, statics, out=None):
     if out is not None:
         return _write_out(spec, out, key, fn, leaves)
     name = spec.grad_name
-    if type(name) is not str:
-        name = name(dict(zip(spec.static, statics)), dict(zip(names, vals)))
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, spec.static, statics, names, vals)
     result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
     if spec.pointwise:
         _layout(result, leaves)
     if spec.returns is not None:
         return spec.returns(*result)
     return result
+
+
+def _name_thunk(name_fn, static_names, statics, names, vals):
+    return lambda: name_fn(dict(zip(static_names, statics)), dict(zip(names, vals)))
 
 
 def _check_index_bounds(spec, names, vals, statics) -> None:
@@ -96,8 +100,10 @@ def _check_index_bounds(spec, names, vals, statics) -> None:
 
 def _layout(result, leaves) -> None:
     """Give a pointwise result its inputs' memory order, as PyTorch's TensorIterator does."""
-    inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
-    if any(st is not None and not _strides.is_contiguous(sh, st) for sh, st in inputs):
+    inputs = [(x._shape, x._stride) for x in leaves
+              if isinstance(x, Tensor) and x._stride is not None]
+    if any(not _strides.is_contiguous(sh, st) for sh, st in inputs):
+        inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
         full = [(sh, st if st is not None else _strides.contiguous_strides(sh))
                 for sh, st in inputs]
         for r in result if isinstance(result, tuple) else (result,):
@@ -191,7 +197,7 @@ def _gen_view(spec):
 def _view(spec, x, kw):
     name = spec.grad_name
     if type(name) is not str:
-        name = name(kw, {"input": x})
+        name = _name_thunk(name, tuple(kw), tuple(kw.values()), ("input",), (x,))
     return views.make_view(x, spec.fn, spec.geometry, kw, name)
 
 

@@ -54,10 +54,11 @@ def _vjp_kernel(key, fn, diff_idx):
     return k
 
 
-def apply(key, fn, args, name: str, saves: str = "inputs", scalar_edges: bool = False):
+def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False):
     """Apply pure ``fn`` to ``args`` (tensors and Python scalars); return tensor output(s).
 
-    ``key`` identifies ``fn`` with its static arguments. ``saves`` says which tensors the
+    ``key`` identifies ``fn`` with its static arguments; ``name`` is the grad_fn's name,
+    or a function returning it. ``saves`` says which tensors the
     backward needs ("none", "inputs", "others", "out" or "all"): only those are
     version-checked. ``scalar_edges``: a Python number as the first or second operand is
     listed as a ``(None, 0)`` input, as PyTorch wraps it into a tensor for add/sub/mul/div.
@@ -97,6 +98,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     # The backward reads exactly what the op saves, so under create_graph only those inputs
     # are differentiable arguments of the replayed VJP (a saved output depends on all).
     live = tuple(i for i in diff_idx if saves in ("out", "all") or _saves_input(saves, i, diff_idx))
+    if type(name) is not str:  # an overload-dependent name, computed only when recorded
+        name = name()
     node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved,
                   (key, fn, vals, diff_idx, live))
     for nr, (t, m) in enumerate(zip(outs, meta, strict=False)):

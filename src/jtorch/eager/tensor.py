@@ -21,6 +21,7 @@ from .autograd.node import AccumulateGrad, RemovableHandle
 from .storage import Storage, VersionCounter
 
 _NP2T = {d.np: d for d in D.ALL}
+_tuple_new = tuple.__new__
 
 
 class Size(tuple):
@@ -111,11 +112,11 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return Size(self._shape)
+        return _tuple_new(Size, self._shape)  # our shapes are ints already: skip validation
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return Size(self._shape)
+            return _tuple_new(Size, self._shape)
         return self._shape[_strides.wrap_dim(dim, len(self._shape))]
 
     def stride(self, dim: int | None = None):
