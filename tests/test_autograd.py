@@ -198,8 +198,6 @@ def test_next_functions_wrapped_scalar():
     check(prog)
 
 
-@pytest.mark.xfail(reason="methods.unbind builds selects: outputs get SelectBackward0 nodes "
-                   "with output_nr 0, not one UnbindBackward0 with output_nr i", strict=True)
 def test_next_functions_multi_output_nr():
     def prog(torch):
         x = _x(torch)

@@ -280,9 +280,6 @@ def test_second_derivative(name):
     _compare(info, s, prog)
 
 
-@pytest.mark.xfail(reason="create_graph: a gradient that does not depend on the inputs "
-                          "(where, sum) still requires grad in jtorch (dispatch.replay_backward "
-                          "records every input as differentiable)", strict=True)
 def test_constant_gradient_does_not_require_grad():
     def prog(t):
         x = t.tensor([1.0, -2.0], requires_grad=True)

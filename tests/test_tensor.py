@@ -365,19 +365,12 @@ def test_tensor_from_jax_array_copies_values():
 # ------------------------------------------------------------------ NumPy operands
 
 
-_NP_SCALAR_BUG = pytest.mark.xfail(
-    reason="functional/_util.operand treats NumPy float scalars as 0-dim arrays of their own "
-    "dtype, not as Python numbers (int tensor + np.float64 gives float64, torch float32)",
-    strict=True,
-)
-
-
 @pytest.mark.parametrize(
     "scalar, dtype",
     [(s, d) for s in (np.float64(1.5), np.float32(2.0), np.int64(3), np.int32(2), np.float16(0.5))
      for d in ("float32", "float16")]
     + [(s, d) for s in (np.int64(3), np.int32(2)) for d in ("int32", "int8")]
-    + [pytest.param(s, d, marks=_NP_SCALAR_BUG) for s in (np.float64(1.5), np.float16(0.5))
+    + [(s, d) for s in (np.float64(1.5), np.float16(0.5))
        for d in ("int32", "int8")],
     ids=repr,
 )

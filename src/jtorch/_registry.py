@@ -111,7 +111,7 @@ op("bitwise_xor", E.bitwise_xor, dunders=("xor", "rxor", "ixor"), saves="none", 
 op("bitwise_not", E.bitwise_not, saves="none", **_BIN)  # ~ is Tensor.__invert__ (methods)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
     op(_name, getattr(E, _name), saves="none", promotion="always_bool", **_BIN)
-op("where", E.where, saves="inputs", out=True, pointwise=True, method=False)
+op("where", E.where, saves="others", out=True, pointwise=True, method=False)
 op("maximum", R.maximum, **{**_BIN, "inplace": False})  # PyTorch has no maximum_
 op("minimum", R.minimum, **{**_BIN, "inplace": False})
 op("clone", E.clone, static=("memory_format",), saves="none", extra={"fresh": True})

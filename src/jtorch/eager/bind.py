@@ -58,7 +58,8 @@ def call(spec, names, vals, statics, out=None):
             leaves.extend(v)
             lens.append(len(v))
         else:
-            leaves.append(v)
+            # A NumPy scalar is a Python number to PyTorch (np.float64 even subclasses float).
+            leaves.append(v.item() if isinstance(v, np.generic) else v)
             lens.append(-1)
     key = (spec.name, names, tuple(lens), statics)
     fn = _FNS.get(key)

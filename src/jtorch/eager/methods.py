@@ -204,21 +204,21 @@ def movedim(self, source, destination) -> Tensor:
 def _parts(self, d, bounds, name):
     """Views of ``self`` along ``d`` between consecutive ``bounds``, each clamped as a slice
     is (so a bound before its predecessor gives an empty part), named as PyTorch's."""
-    size, out = self._shape[d], []
+    size, parts = self._shape[d], []
     for a, b in zip(bounds, bounds[1:], strict=False):
         a = min(max(a + size if a < 0 else a, 0), size)
         b = max(min(max(b + size if b < 0 else b, 0), size), a)
-        out.append(views.make_view(self, S.narrow, _strides.g_narrow,
-                                   {"dim": d, "start": a, "length": b - a}, name))
-    return tuple(out)
+        parts.append({"dim": d, "start": a, "length": b - a})
+    return views.make_views(self, S.narrow, _strides.g_narrow, parts, name)
 
 
 def unbind(self, dim=0):
     if self.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _strides.wrap_dim(dim, self.dim())
-    return tuple(views.make_view(self, S.select, _strides.g_select, {"dim": d, "index": i},
-                                 "UnbindBackward0") for i in range(self._shape[d]))
+    return views.make_views(self, S.select, _strides.g_select,
+                            [{"dim": d, "index": i} for i in range(self._shape[d])],
+                            "UnbindBackward0")
 
 
 def split(self, split_size_or_sections, dim=0):

@@ -108,10 +108,38 @@ def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:
     shape, stride, offset, kw = geometry(x._shape, x.stride(), x._offset, **kwargs)
     step = (fn, tuple(kw.items()))
     out = _apply_chain((step,), [x], name)
+    _finish_view(out, x, step, stride, offset)
+    return out
+
+
+def make_views(x: Tensor, fn, geometry, kwargs_list, name: str) -> tuple:
+    """Views of ``x`` from one op (unbind, split): one node, view ``i`` its output ``i``."""
+    metas = [geometry(x._shape, x.stride(), x._offset, **kw) for kw in kwargs_list]
+    steps = [(fn, tuple(m[3].items())) for m in metas]
+    if not steps:
+        return ()
+    parts = [S.split_chain((step,)) for step in steps]
+    structures = tuple(p[0] for p in parts)
+    counts = [len(p[1]) for p in parts]
+
+    def read_all(b, *values):
+        out, i = [], 0
+        for structure, n in zip(structures, counts):
+            out.append(S.apply_chain(b, S.join_chain(structure, values[i : i + n])))
+            i += n
+        return tuple(out)
+
+    values = [v for p in parts for v in p[1]]
+    outs = dispatch.apply(("read_many", structures), read_all, [x, *values], name, saves="none")
+    for out, step, m in zip(outs, steps, metas):
+        _finish_view(out, x, step, m[1], m[2])
+    return outs
+
+
+def _finish_view(out: Tensor, x: Tensor, step, stride, offset) -> None:
     _alias_into(out, x, x._chain + (step,), stride, offset)
     if not grad_mode._state.enabled and x.requires_grad:
         out._requires_grad = True  # PyTorch: a no-grad view of such a base is a leaf needing grad
-    return out
 
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
