@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from autograd_inputs import A3, A23, A33, B23, _x  # noqa: F401
 from conftest import check
-
-RNG = np.random.default_rng(0)
-A23 = RNG.standard_normal((2, 3)).astype(np.float32)
-B23 = RNG.standard_normal((2, 3)).astype(np.float32)
-A3 = RNG.standard_normal(3).astype(np.float32)
-A33 = RNG.standard_normal((3, 3)).astype(np.float32)
-
-
-def _x(torch, arr=A23, dtype=None):
-    return torch.tensor(arr, dtype=dtype, requires_grad=True)
 
 
 def _graph(fn):
