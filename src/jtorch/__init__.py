@@ -59,7 +59,8 @@ _creation.bind_factories(globals())
 _methods.attach()
 
 from . import autograd, return_types  # noqa: E402
-from .eager.methods import chunk, clone, flatten, movedim, reshape, split, unbind  # noqa: E402  # noqa: E402
+from ._api import *  # noqa: E402
+from .eager.methods import chunk, clone, flatten, movedim, reshape, split, unbind  # noqa: E402
 
 moveaxis = movedim
 
@@ -109,4 +110,8 @@ def from_jax(array) -> Tensor:
 
 
 Tensor.jax = lambda self: self._value
+
+# The namespaces above the op library; they import from the names bound above.
+from . import backends, linalg, nn, optim, utils  # noqa: E402
+
 __version__ = "0.1.0"

@@ -52,6 +52,9 @@ def call(spec, names, vals, statics, out=None):
     """Run a registry op on dynamic ``vals`` (named by ``names``) and ``statics``."""
     if spec.extra:
         _check_index_bounds(spec, names, vals, statics)
+        host_check = spec.extra.get("check")
+        if host_check is not None:
+            host_check(dict(zip(names, vals)), dict(zip(spec.static, statics)))
     leaves, lens = [], []
     for v in vals:
         if isinstance(v, list | tuple):
@@ -283,6 +286,17 @@ def _function_for(spec):
         overloaded.__name__ = spec.name
         return overloaded
     return None  # factories and random ops are bound by creation.py
+
+
+def export(namespace: dict, module: str) -> None:
+    """Put the function form of every op declared with ``module`` in its ``modules`` into
+    ``namespace`` (e.g. jtorch.linalg's globals), dropping a ``linalg_``-style prefix from
+    the registry name: the op "linalg_norm" is ``torch.linalg.norm``."""
+    prefix = module.rsplit(".", 1)[-1] + "_"
+    for spec in {id(s): s for s in _registry.REGISTRY.values()}.values():
+        if module in spec.modules and spec.name in _BOUND:
+            for name in (spec.name, *spec.aliases):
+                namespace[name.removeprefix(prefix)] = _BOUND[spec.name]
 
 
 def bind_all(namespace: dict) -> None:

@@ -1,0 +1,1 @@
+"""torch.backends: cuda.matmul / cudnn flags."""

@@ -1,0 +1,5 @@
+"""torch.nn: modules, parameters, functional, init and utils."""
+
+from . import functional, init, utils
+from .modules import *
+from .parameter import *

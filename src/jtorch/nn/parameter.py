@@ -1,0 +1,3 @@
+"""nn.Parameter and nn.Buffer."""
+
+__all__: list[str] = []

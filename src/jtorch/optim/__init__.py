@@ -1,0 +1,1 @@
+"""torch.optim: optimizers (one per file) and lr_scheduler."""

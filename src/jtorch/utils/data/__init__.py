@@ -1,0 +1,1 @@
+"""torch.utils.data: datasets, samplers and DataLoader."""
