@@ -62,8 +62,9 @@ def assert_same(expected, actual, *, rtol=1.3e-6, atol=1e-5, strides=False, path
         else:
             np.testing.assert_array_equal(a, e, err_msg=path)
         return
-    if isinstance(expected, torch.dtype):
+    if isinstance(expected, torch.dtype | torch.device):
         assert str(actual) == str(expected), f"{path}: {actual} != {expected}"
+        assert type(actual).__name__ == type(expected).__name__, f"{path}: {type(actual)}"
         return
     if isinstance(expected, torch.Size):
         assert tuple(actual) == tuple(expected), f"{path}: {actual} != {expected}"

@@ -112,6 +112,7 @@ def from_jax(array) -> Tensor:
 Tensor.jax = lambda self: self._value
 
 # The namespaces above the op library; they import from the names bound above.
-from . import backends, linalg, nn, optim, utils  # noqa: E402
+from . import backends, linalg, nn, optim, serialization, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
