@@ -1,0 +1,322 @@
+"""Optimizer updates as pure functions: one parameter's step with torch's arithmetic.
+
+Each optimizer is a pair: ``<name>_init(param, ...) -> state`` gives the arrays torch keeps
+in ``optimizer.state[p]`` (torch's keys, in torch's order) and ``<name>(param, grad, state,
+**hyperparameters) -> (new_param, new_state)`` is one step. Hyperparameters are scalars
+that may be traced (lr, betas, eps: they change between steps without recompiling);
+keyword flags that change the computation's structure (``maximize``, ``amsgrad``,
+``nesterov``, ``centered``, ...) are Python bools. The arithmetic follows torch's
+single-tensor implementation: scalar-only expressions (bias corrections) in float64, as
+Python computes them; a scalar meeting a tensor is cast to the tensor's dtype; torch's
+two-sided ``lerp``; its operation order in ``addcmul``/``addcdiv``. Complex parameters
+are updated through a real view (``real_view``), as torch's ``view_as_real``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+# ------------------------------------------------------------------ torch's scalar arithmetic
+
+
+def _f64(x):
+    """A Python-side scalar: torch computes these in double precision."""
+    return jnp.asarray(x).astype(jnp.float64)
+
+
+def _as(x, like):
+    """A scalar meeting a tensor: torch casts it to the tensor's dtype."""
+    return jnp.asarray(x).astype(like.dtype)
+
+
+def _lerp(start, end, weight):
+    # torch's CPU formula: exact at both ends for weights on either side of 0.5.
+    w = _as(weight, start)
+    diff = end - start
+    return jnp.where(jnp.abs(w) < 0.5, start + w * diff, end - diff * (1 - w))
+
+
+def _addcmul(x, t1, t2, value):
+    return x + (_as(value, x) * t1) * t2
+
+
+def _addcdiv(x, t1, t2, value):
+    return x + _as(value, x) * (t1 / t2)
+
+
+def _l2(grad, param, weight_decay):
+    """``grad + weight_decay * param``; torch skips it (no 0 * inf) when the decay is 0."""
+    return jnp.where(_f64(weight_decay) != 0, grad + _as(weight_decay, param) * param, grad)
+
+
+def _decoupled(param, lr, weight_decay):
+    """``param * (1 - lr * weight_decay)`` (AdamW-style), skipped when the decay is 0."""
+    factor = 1 - _f64(lr) * _f64(weight_decay)
+    return jnp.where(_f64(weight_decay) != 0, param * _as(factor, param), param)
+
+
+def _decay(grad, param, lr, weight_decay, decoupled):
+    if decoupled:
+        return grad, _decoupled(param, lr, weight_decay)
+    return _l2(grad, param, weight_decay), param
+
+
+def _signed(grad, maximize):
+    return -grad if maximize else grad
+
+
+# ------------------------------------------------------------------ complex parameters
+
+
+def _to_real(x):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+def _to_complex(x, dtype):
+    return lax.complex(x[..., 0], x[..., 1]).astype(dtype)
+
+
+def real_view(update):
+    """``update`` applied to complex parameters through a real view (torch's view_as_real)."""
+
+    def run(param, grad, state, **kw):
+        if not jnp.iscomplexobj(param):
+            return update(param, grad, state, **kw)
+        cplx = {k: v.dtype for k, v in state.items() if jnp.iscomplexobj(v)}
+        state = {k: _to_real(v) if k in cplx else v for k, v in state.items()}
+        real = _to_real(param)
+        new_p, new_s = update(real, _to_real(grad), state, **kw)
+        # State the update creates (SGD's momentum buffer) has the parameter's dtype.
+        cplx.update({k: param.dtype for k, v in new_s.items()
+                     if k not in state and v.shape == real.shape})
+        new_s = {k: _to_complex(v, cplx[k]) if k in cplx else v for k, v in new_s.items()}
+        return _to_complex(new_p, param.dtype), new_s
+
+    return run
+
+
+def _zeros(param):
+    return jnp.zeros_like(param)
+
+
+def _step0(scalar_dtype, value=0.0):
+    return jnp.asarray(value, scalar_dtype)
+
+
+# ------------------------------------------------------------------ SGD
+
+
+def sgd(param, grad, state, *, lr, momentum, dampening, weight_decay, nesterov=False,
+        maximize=False, use_momentum=False):
+    """SGD with optional momentum (buffer starts as the first gradient) and Nesterov."""
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    new = {}
+    if use_momentum:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = g
+        else:
+            buf = buf * _as(momentum, buf) + _as(1 - _f64(dampening), buf) * g
+        new["momentum_buffer"] = buf
+        g = g + _as(momentum, g) * buf if nesterov else buf
+    return param + _as(-_f64(lr), param) * g, new
+
+
+# ------------------------------------------------------------------ the Adam family
+
+
+def adam_init(param, *, scalar_dtype, amsgrad=False):
+    state = {"step": _step0(scalar_dtype), "exp_avg": _zeros(param), "exp_avg_sq": _zeros(param)}
+    if amsgrad:
+        state["max_exp_avg_sq"] = _zeros(param)
+    return state
+
+
+def adam(param, grad, state, *, lr, beta1, beta2, eps, weight_decay, amsgrad=False,
+         maximize=False, decoupled_weight_decay=False):
+    """Adam (AdamW with ``decoupled_weight_decay``), optionally AMSGrad."""
+    step = state["step"] + 1
+    g, param = _decay(_signed(grad, maximize), param, lr, weight_decay, decoupled_weight_decay)
+    exp_avg = _lerp(state["exp_avg"], g, 1 - _f64(beta1))
+    exp_avg_sq = _addcmul(state["exp_avg_sq"] * _as(beta2, g), g, g, 1 - _f64(beta2))
+    t = _f64(step)
+    step_size = _f64(lr) / (1 - _f64(beta1) ** t)
+    bias_correction2_sqrt = jnp.sqrt(1 - _f64(beta2) ** t)
+    new = {"step": step, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+    second = exp_avg_sq
+    if amsgrad:
+        second = new["max_exp_avg_sq"] = jnp.maximum(state["max_exp_avg_sq"], exp_avg_sq)
+    denom = jnp.sqrt(second) / _as(bias_correction2_sqrt, g) + _as(eps, g)
+    return _addcdiv(param, exp_avg, denom, -step_size), new
+
+
+def adamax_init(param, *, scalar_dtype):
+    return {"step": _step0(scalar_dtype), "exp_avg": _zeros(param), "exp_inf": _zeros(param)}
+
+
+def adamax(param, grad, state, *, lr, beta1, beta2, eps, weight_decay, maximize=False):
+    """Adamax: Adam with the infinity norm."""
+    step = state["step"] + 1
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    exp_avg = _lerp(state["exp_avg"], g, 1 - _f64(beta1))
+    exp_inf = jnp.maximum(state["exp_inf"] * _as(beta2, g), jnp.abs(g) + _as(eps, g))
+    clr = _f64(lr) / (1 - _f64(beta1) ** _f64(step))
+    new = {"step": step, "exp_avg": exp_avg, "exp_inf": exp_inf}
+    return _addcdiv(param, exp_avg, exp_inf, -clr), new
+
+
+def nadam_init(param, *, scalar_dtype):
+    return {"step": _step0(scalar_dtype), "mu_product": _step0(scalar_dtype, 1.0),
+            "exp_avg": _zeros(param), "exp_avg_sq": _zeros(param)}
+
+
+def nadam(param, grad, state, *, lr, beta1, beta2, eps, weight_decay, momentum_decay,
+          decoupled_weight_decay=False, maximize=False):
+    """NAdam: Adam with Nesterov momentum and a momentum-decay schedule."""
+    step = state["step"] + 1
+    t = _f64(step)
+    g, param = _decay(_signed(grad, maximize), param, lr, weight_decay, decoupled_weight_decay)
+    b1, md = _f64(beta1), _f64(momentum_decay)
+    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * md))
+    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * md))
+    mu_product = state["mu_product"] * _as(mu, state["mu_product"])
+    exp_avg = _lerp(state["exp_avg"], g, 1 - b1)
+    exp_avg_sq = _addcmul(state["exp_avg_sq"] * _as(beta2, g), g, g, 1 - _f64(beta2))
+    denom = jnp.sqrt(exp_avg_sq / _as(1 - _f64(beta2) ** t, g)) + _as(eps, g)
+    mp = _f64(mu_product)
+    lr = _f64(lr)
+    param = _addcdiv(param, g, denom, -lr * (1.0 - mu) / (1.0 - mp))
+    param = _addcdiv(param, exp_avg, denom, (-lr * mu_next) / (1.0 - mp * mu_next))
+    return param, {"step": step, "mu_product": mu_product, "exp_avg": exp_avg,
+                   "exp_avg_sq": exp_avg_sq}
+
+
+def radam_init(param, *, scalar_dtype):
+    return {"step": _step0(scalar_dtype), "exp_avg": _zeros(param), "exp_avg_sq": _zeros(param)}
+
+
+def radam(param, grad, state, *, lr, beta1, beta2, eps, weight_decay,
+          decoupled_weight_decay=False, maximize=False):
+    """RAdam: Adam whose adaptive term is switched on once its variance is tractable."""
+    step = state["step"] + 1
+    t = _f64(step)
+    g, param = _decay(_signed(grad, maximize), param, lr, weight_decay, decoupled_weight_decay)
+    b2 = _f64(beta2)
+    exp_avg = _lerp(state["exp_avg"], g, 1 - _f64(beta1))
+    exp_avg_sq = _addcmul(state["exp_avg_sq"] * _as(b2, g), g, g, 1 - b2)
+    bias_correction2 = 1 - b2**t
+    corrected = exp_avg / _as(1 - _f64(beta1) ** t, g)
+    rho_inf = 2 / (1 - b2) - 1
+    rho_t = rho_inf - 2 * t * (b2**t) / bias_correction2
+    rect = jnp.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    adaptive = _as(jnp.sqrt(bias_correction2), g) / (jnp.sqrt(exp_avg_sq) + _as(eps, g))
+    plain = corrected * _as(lr, g)
+    update = jnp.where(rho_t > 5.0, plain * adaptive * _as(rect, g), plain)
+    return param - update, {"step": step, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+
+
+# ------------------------------------------------------------------ adaptive-rate methods
+
+
+def rmsprop_init(param, *, scalar_dtype, momentum=0.0, centered=False):
+    state = {"step": _step0(scalar_dtype), "square_avg": _zeros(param)}
+    if momentum > 0:
+        state["momentum_buffer"] = _zeros(param)
+    if centered:
+        state["grad_avg"] = _zeros(param)
+    return state
+
+
+def rmsprop(param, grad, state, *, lr, alpha, eps, weight_decay, momentum, centered=False,
+            maximize=False, use_momentum=False):
+    """RMSprop, optionally centered and with momentum."""
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    a = _f64(alpha)
+    square_avg = _addcmul(state["square_avg"] * _as(a, g), g, g, 1 - a)
+    new = {"step": state["step"] + 1, "square_avg": square_avg}
+    if centered:
+        grad_avg = new["grad_avg"] = _lerp(state["grad_avg"], g, 1 - a)
+        avg = jnp.sqrt(_addcmul(square_avg, grad_avg, grad_avg, -1.0))
+    else:
+        avg = jnp.sqrt(square_avg)
+    avg = avg + _as(eps, g)
+    if use_momentum:
+        buf = new["momentum_buffer"] = _addcdiv(
+            state["momentum_buffer"] * _as(momentum, g), g, avg, 1.0)
+        return param + _as(-_f64(lr), param) * buf, new
+    return _addcdiv(param, g, avg, -_f64(lr)), new
+
+
+def adagrad_init(param, *, scalar_dtype, initial_accumulator_value=0.0):
+    v = initial_accumulator_value
+    fill = complex(v, v) if jnp.iscomplexobj(param) else v
+    return {"step": _step0(scalar_dtype), "sum": jnp.full_like(param, fill)}
+
+
+def adagrad(param, grad, state, *, lr, lr_decay, weight_decay, eps, maximize=False):
+    """Adagrad with learning-rate decay."""
+    step = state["step"] + 1
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    clr = _f64(lr) / (1 + (_f64(step) - 1) * _f64(lr_decay))
+    state_sum = _addcmul(state["sum"], g, g, 1.0)
+    std = jnp.sqrt(state_sum) + _as(eps, g)
+    return _addcdiv(param, g, std, -clr), {"step": step, "sum": state_sum}
+
+
+def adadelta_init(param, *, scalar_dtype):
+    return {"step": _step0(scalar_dtype), "square_avg": _zeros(param),
+            "acc_delta": _zeros(param)}
+
+
+def adadelta(param, grad, state, *, lr, rho, eps, weight_decay, maximize=False):
+    """Adadelta."""
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    rho = _f64(rho)
+    square_avg = _addcmul(state["square_avg"] * _as(rho, g), g, g, 1 - rho)
+    std = jnp.sqrt(square_avg + _as(eps, g))
+    delta = jnp.sqrt(state["acc_delta"] + _as(eps, g)) / std * g
+    acc_delta = _addcmul(state["acc_delta"] * _as(rho, g), delta, delta, 1 - rho)
+    new = {"step": state["step"] + 1, "square_avg": square_avg, "acc_delta": acc_delta}
+    return param + _as(-_f64(lr), param) * delta, new
+
+
+def rprop_init(param, *, scalar_dtype, lr):
+    fill = complex(lr, lr) if jnp.iscomplexobj(param) else lr
+    return {"step": _step0(scalar_dtype), "prev": _zeros(param),
+            "step_size": jnp.full_like(param, fill)}
+
+
+def rprop(param, grad, state, *, etaminus, etaplus, step_size_min, step_size_max,
+          maximize=False):
+    """Rprop: per-element step sizes grown or shrunk by the sign of successive gradients."""
+    g = _signed(grad, maximize)
+    sign = jnp.sign(g * state["prev"])
+    factor = jnp.where(sign > 0, _as(etaplus, g), jnp.where(sign < 0, _as(etaminus, g), 1))
+    step_size = jnp.clip(state["step_size"] * factor, _as(step_size_min, g),
+                         _as(step_size_max, g))
+    g = jnp.where(sign < 0, jnp.zeros_like(g), g)
+    new = {"step": state["step"] + 1, "prev": g, "step_size": step_size}
+    return _addcmul(param, jnp.sign(g), step_size, -1.0), new
+
+
+def asgd_init(param, *, scalar_dtype, lr):
+    return {"step": _step0(scalar_dtype), "eta": _step0(scalar_dtype, lr),
+            "mu": _step0(scalar_dtype, 1.0), "ax": _zeros(param)}
+
+
+def asgd(param, grad, state, *, lr, lambd, alpha, t0, weight_decay, maximize=False):
+    """Averaged SGD: the running average ``ax`` starts once the step passes ``t0``."""
+    step = state["step"] + 1
+    g = _l2(_signed(grad, maximize), param, weight_decay)
+    eta = _f64(state["eta"])
+    param = param * _as(1 - _f64(lambd) * eta, param)
+    param = param + _as(-eta, param) * g
+    mu = state["mu"]
+    ax = jnp.where(mu != 1, state["ax"] + (param - state["ax"]) * _as(mu, param), param)
+    t, lr, lambd = _f64(step), _f64(lr), _f64(lambd)
+    new_eta = lr / ((1 + lambd * lr * t) ** _f64(alpha))
+    new_mu = 1 / jnp.maximum(1.0, t - _f64(t0))
+    new = {"step": step, "eta": new_eta.astype(mu.dtype), "mu": new_mu.astype(mu.dtype),
+           "ax": ax}
+    return param, new
