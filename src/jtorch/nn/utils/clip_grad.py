@@ -1,0 +1,99 @@
+"""Gradient clipping: clip_grad_norm_, clip_grad_value_, get_total_norm."""
+
+from __future__ import annotations
+
+import functools
+import types
+import warnings
+
+from ...eager.autograd.grad_mode import no_grad
+from ...eager.tensor import Tensor
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
+
+
+def _no_grad(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with no_grad():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@_no_grad
+def _get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:
+    """The ``norm_type`` norm of the norms of ``tensors`` (one vector of all their values).
+
+    ``foreach`` is accepted for compatibility; every path runs the same kernels here.
+    """
+    import jtorch
+
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return jtorch.tensor(0.0)
+    norms = [jtorch.linalg.vector_norm(g, norm_type) for g in tensors]
+    total_norm = jtorch.linalg.vector_norm(jtorch.stack(norms), norm_type)
+    if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is "
+            "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+            "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    return total_norm
+
+
+@_no_grad
+def _clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
+                           foreach=None) -> None:
+    """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))``."""
+    import jtorch
+
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return
+    coef = jtorch.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(coef)
+
+
+@_no_grad
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """Clip the gradients' total norm to ``max_norm`` in place; returns the total norm."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        is_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if is_generator and not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                          stacklevel=3)
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total_norm = _get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
+    return total_norm
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """Deprecated alias of ``clip_grad_norm_``."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+@_no_grad
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Clamp every gradient to ``[-clip_value, clip_value]`` in place."""
+
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    clip_value = float(clip_value)
+    for p in parameters:
+        g = p.grad
+        if g is not None:
+            g.clamp_(min=-clip_value, max=clip_value)

@@ -1,0 +1,312 @@
+"""nn.utils (clip_grad, parameter vectors, rnn, weight/spectral norm, parametrize) and
+nn.DataParallel: differential against torch."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from conftest import check
+
+import jtorch
+
+
+def same(prog, **tol):
+    expected, _ = check(prog, **tol)
+    assert not isinstance(expected, BaseException), expected
+
+
+def _params_with_grads(t):
+    a = t.nn.Parameter(t.tensor([[1.0, -2.0], [3.0, 0.5]]))
+    b = t.nn.Parameter(t.tensor([4.0, -1.0, 2.0]))
+    c = t.nn.Parameter(t.tensor([1.0]))  # no grad: skipped
+    a.grad = t.tensor([[0.5, -3.0], [2.0, 1.0]])
+    b.grad = t.tensor([1.0, -6.0, 0.25])
+    return [a, b, c]
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, math.inf, 0.5])
+def test_clip_grad_norm(norm_type):
+    def prog(t):
+        ps = _params_with_grads(t)
+        total = t.nn.utils.clip_grad_norm_(ps, max_norm=1.5, norm_type=norm_type,
+                                           foreach=True if norm_type == 1 else None)
+        return total, [p.grad for p in ps]
+
+    same(prog)
+
+
+def test_clip_grad_norm_edges():
+    def prog(t):
+        u = t.nn.utils
+        ps = _params_with_grads(t)
+        big = u.clip_grad_norm_(ps[0], max_norm=100.0)  # below max: unchanged
+        out = [big, ps[0].grad, u.get_total_norm([p.grad for p in ps[:2]], 3.0),
+               u.clip_grad_norm_([], 1.0)]
+        ps[1].grad[0] = float("inf")
+        try:
+            u.clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
+        except RuntimeError as e:
+            out.append(str(e))
+        out.append(u.clip_grad_norm_(ps, 1.0))
+        ps = _params_with_grads(t)
+        u.clip_grads_with_norm_(ps, 1.0, t.tensor(4.0))
+        out.append([p.grad for p in ps])
+        ps = _params_with_grads(t)
+        u.clip_grad_value_(ps, 1.25)
+        out.append([p.grad for p in ps])
+        return out
+
+    same(prog)
+
+
+def test_parameters_vector_roundtrip():
+    def prog(t):
+        u = t.nn.utils
+        ps = _params_with_grads(t)
+        vec = u.parameters_to_vector(ps)
+        (vec * t.arange(8.0)).sum().backward()
+        new = t.arange(8.0) * 2
+        u.vector_to_parameters(new, ps)
+        out = [vec, [p.grad for p in ps], ps, [type(p).__name__ for p in ps]]
+        try:
+            u.vector_to_parameters([1.0], ps)
+        except TypeError as e:
+            out.append(str(e))
+        return out
+
+    same(prog)
+
+
+def _seqs(t):
+    g = t.arange(24.0).reshape(4, 3, 2)
+    return [g[0], g[1, :2], g[2, :1] * -1, g[3]]  # lengths 3, 2, 1, 3
+
+
+@pytest.mark.parametrize("batch_first,side", [(False, "right"), (True, "left")])
+def test_pad_sequence(batch_first, side):
+    def prog(t):
+        seqs = [s.clone().requires_grad_() for s in _seqs(t)]
+        out = t.nn.utils.rnn.pad_sequence(seqs, batch_first=batch_first, padding_value=-7.0,
+                                          padding_side=side)
+        (out * t.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+        return out, [s.grad for s in seqs]
+
+    same(prog)
+
+
+def test_pack_pad_roundtrip():
+    def prog(t):
+        rnn = t.nn.utils.rnn
+        seqs = [s.clone().requires_grad_() for s in _seqs(t)]
+        out = []
+        for batch_first in (False, True):
+            padded = rnn.pad_sequence(seqs, batch_first=batch_first)
+            packed = rnn.pack_padded_sequence(padded, t.tensor([3, 2, 1, 3]),
+                                              batch_first=batch_first, enforce_sorted=False)
+            out.append(tuple(packed))
+            out.append(rnn.pad_packed_sequence(packed, batch_first=batch_first,
+                                               padding_value=-1.0, total_length=5))
+        sorted_seqs = [seqs[0], seqs[3], seqs[1], seqs[2]]
+        packed = rnn.pack_sequence(sorted_seqs)
+        out.append(tuple(packed))
+        (packed.data * t.arange(packed.data.numel(), dtype=t.float32).reshape(
+            packed.data.shape)).sum().backward()
+        out.append([s.grad for s in seqs])
+        out.append(rnn.unpack_sequence(rnn.pack_sequence(seqs, enforce_sorted=False)))
+        padded = rnn.pad_sequence(seqs, batch_first=True)
+        out.append(rnn.unpad_sequence(padded, t.tensor([3, 2, 1, 3]), batch_first=True))
+        p2 = packed.to(t.float64)
+        out += [type(packed).__name__, packed.is_cuda, p2.data.dtype, p2.batch_sizes,
+                packed.to(t.float32) is packed, isinstance(packed, tuple)]
+        return out
+
+    same(prog)
+
+
+@pytest.mark.parametrize("case", ["unsorted", "len_mismatch", "zero_len", "empty",
+                                  "pad_empty", "pad_shape", "pad_side", "total_short"])
+def test_rnn_errors(case):
+    def prog(t):
+        rnn = t.nn.utils.rnn
+        x = t.ones(4, 3, 2)
+        if case == "unsorted":
+            return rnn.pack_padded_sequence(x, [2, 3, 1])
+        if case == "len_mismatch":
+            return rnn.pack_padded_sequence(x, [3, 2])
+        if case == "zero_len":
+            return rnn.pack_padded_sequence(x, [3, 0, 0])
+        if case == "empty":
+            return rnn.pack_padded_sequence(t.ones(0, 3), [1, 1, 1])
+        if case == "pad_empty":
+            return rnn.pad_sequence([])
+        if case == "pad_shape":
+            return rnn.pad_sequence([t.ones(2, 3), t.ones(2, 2)])
+        if case == "pad_side":
+            return rnn.pad_sequence([t.ones(2)], padding_side="up")
+        return rnn.pad_packed_sequence(rnn.pack_sequence([t.ones(3), t.ones(2)]),
+                                       total_length=2)
+
+    def msg(t):
+        try:
+            prog(t)
+        except (RuntimeError, ValueError) as e:
+            return type(e).__name__, str(e)
+        return None
+
+    same(msg)
+
+
+def _lin(t):
+    m = t.nn.Module()
+    m.weight = t.nn.Parameter(t.tensor([[3.0, 0.0, 1.0], [0.0, -2.0, 0.5]]))
+    return m
+
+
+def test_weight_norm_old_api():
+    def prog(t):
+        import warnings
+
+        m = _lin(t)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t.nn.utils.weight_norm(m, dim=0)
+            m2 = t.nn.utils.weight_norm(_lin(t), dim=None)
+        x = t.tensor([1.0, 2.0, 3.0])
+        y = t.mv(m.weight, x)
+        y.sum().backward()
+        out = [list(m.state_dict()), m.weight_g, m.weight_v.grad, m.weight_g.grad, m2.weight_g,
+               [n for n, _ in m.named_parameters()]]
+        t.nn.utils.remove_weight_norm(m)
+        out += [m.weight, list(m.state_dict())]
+        try:
+            t.nn.utils.remove_weight_norm(m)
+        except ValueError:
+            out.append("ValueError")
+        return out
+
+    same(prog)
+
+
+def test_weight_norm_parametrization():
+    def prog(t):
+        P = t.nn.utils.parametrize
+        m = t.nn.utils.parametrizations.weight_norm(_lin(t))
+        w = m.weight
+        w.sum().backward()
+        out = [list(m.state_dict()), w, type(m).__name__, P.is_parametrized(m),
+               P.is_parametrized(m, "bias"), [p.grad for p in m.parameters()],
+               P.type_before_parametrizations(m).__name__]
+        P.remove_parametrizations(m, "weight")
+        out += [list(m.state_dict()), m.weight, type(m).__name__]
+        return out
+
+    same(prog)
+
+
+def _symmetric(t):
+    class Symmetric(t.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+        def right_inverse(self, A):
+            return A.triu()
+
+    class Double(t.nn.Module):
+        def forward(self, X):
+            return X * 2
+
+    return Symmetric(), Double()
+
+
+def test_register_parametrization():
+    def prog(t):
+        P = t.nn.utils.parametrize
+        m = t.nn.Module()
+        m.weight = t.nn.Parameter(t.arange(9.0).reshape(3, 3))
+        m.register_buffer("buf", t.ones(2, 2))
+        sym, dbl = _symmetric(t)
+        P.register_parametrization(m, "weight", sym)
+        out = [m.weight, m.parametrizations.weight.original, list(m.state_dict())]
+        P.register_parametrization(m, "weight", dbl)
+        out.append(m.weight)
+        with P.cached():
+            out.append(m.weight is m.weight)
+        try:  # right_inverse runs through the whole chain: Double has none
+            m.weight = t.eye(3) * 4
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    def prog2(t):
+        P = t.nn.utils.parametrize
+        m = t.nn.Module()
+        m.weight = t.nn.Parameter(t.arange(9.0).reshape(3, 3))
+        sym, _ = _symmetric(t)
+        P.register_parametrization(m, "weight", sym)
+        m.weight = t.ones(3, 3) * 5
+        out = [m.parametrizations.weight.original, m.weight]
+        m.weight.sum().backward()
+        out.append(m.parametrizations.weight.original.grad)
+        P.remove_parametrizations(m, "weight", leave_parametrized=False)
+        out += [m.weight, type(m).__name__, hasattr(m, "parametrizations")]
+        for bad in (lambda: P.remove_parametrizations(m, "weight"),
+                    lambda: P.register_parametrization(m, "nope", sym)):
+            try:
+                bad()
+            except ValueError:
+                out.append("ValueError")
+        return out
+
+    same(prog)
+    same(prog2)
+
+
+def test_spectral_norm():
+    def prog(t):
+        u = t.nn.utils
+        m = u.spectral_norm(_lin(t), n_power_iterations=30)
+        sd = m.state_dict()
+        w2 = m.weight
+        svals = t.linalg.svdvals(w2.detach())
+        out = [list(sd), sd._metadata[""], [n for n, _ in m.named_buffers()], svals[0],
+               type(m.weight_orig).__name__]
+        u.remove_spectral_norm(m)
+        out += [list(m.state_dict()), type(m.weight).__name__]
+        try:
+            u.remove_spectral_norm(m)
+        except ValueError:
+            out.append("ValueError")
+        return out
+
+    def fwd(t):
+        m = _lin(t)
+        m.forward = lambda x: t.mv(m.weight, x)
+        t.nn.utils.spectral_norm(m, n_power_iterations=50)
+        y = m(t.ones(3))
+        return t.linalg.svdvals(m.weight.detach())[0], y.shape
+
+    same(prog, rtol=1e-4, atol=1e-4)
+    same(fwd, rtol=1e-4, atol=1e-4)
+
+
+def test_data_parallel():
+    def prog(t):
+        inner = _lin(t)
+        inner.forward = lambda x: t.mv(inner.weight, x)
+        dp = t.nn.DataParallel(inner)
+        x = t.ones(3)
+        out = [list(dp.state_dict()), dp(x), repr(t.nn.DataParallel(t.nn.Identity())),
+               dp.module is inner]
+        try:  # without a GPU PyTorch refuses
+            out.append(t.nn.parallel.data_parallel(inner, x))
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    same(prog)
+
+
+def test_torch_and_jtorch_distinct():
+    assert jtorch.nn.utils.rnn.PackedSequence is not torch.nn.utils.rnn.PackedSequence
