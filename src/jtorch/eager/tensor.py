@@ -200,6 +200,26 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
+    def __reduce_ex__(self, proto):
+        """Pickle by value (for multiprocessing and ``copy``); checkpoints use torch.save."""
+        return (_unpickle, (np.asarray(self._value), self.dtype.name, self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        out = _unpickle(np.asarray(self._value), self.dtype.name, self.requires_grad)
+        if self._grad is not None:
+            out._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = out
+        return out
+
     # ------------------------------------------------------------ conversion to Python
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -267,7 +287,7 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self.dim() == 0:
             return self.item().__format__(spec)
-        return str(self).__format__(spec)
+        return object.__format__(self, spec)  # TypeError for a non-empty spec, as PyTorch
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from .printing import format_tensor
@@ -446,6 +466,12 @@ class Tensor:
         self._storage, self._chain, self._vc = new._storage, new._chain, new._vc
         self._shape, self._stride, self._offset = new._shape, new._stride, new._offset
         self.dtype, self._cache_src = new.dtype, None
+
+
+def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
+    import jax.numpy as jnp
+
+    return wrap(jnp.asarray(array, dtype=getattr(D, dtype_name).np), requires_grad)
 
 
 def wrap(value, requires_grad: bool = False) -> Tensor:

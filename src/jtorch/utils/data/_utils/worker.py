@@ -1,0 +1,140 @@
+"""DataLoader worker processes: what runs in them, and ``get_worker_info``."""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import traceback
+from dataclasses import dataclass
+
+__all__ = ["WorkerInfo", "get_worker_info"]
+
+
+@dataclass(frozen=True)
+class WorkerInfo:
+    id: int
+    num_workers: int
+    seed: int
+    dataset: object
+
+    def __repr__(self) -> str:
+        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed}, "
+                f"dataset={self.dataset!r})")
+
+
+_worker_info: WorkerInfo | None = None
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """Inside a DataLoader worker process: this worker's id, count, seed and dataset copy;
+    in the main process: None."""
+    return _worker_info
+
+
+class _IterableEnd:
+    """Sent by a worker whose iterable dataset is exhausted."""
+
+    def __init__(self, worker_id: int):
+        self.worker_id = worker_id
+
+
+@dataclass
+class _Failure:
+    """An exception raised in a worker, re-raised in the main process with its traceback."""
+
+    exc_type: type
+    message: str
+
+    def reraise(self, worker_id: int):
+        msg = f"Caught {self.exc_type.__name__} in DataLoader worker process {worker_id}.\n" \
+              f"Original {self.message}"
+        try:
+            exc = self.exc_type(msg)
+        except Exception:  # noqa: BLE001 - an exception type with a custom signature
+            exc = RuntimeError(msg)
+        raise exc
+
+
+def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_collation,
+                drop_last, seed, init_fn, worker_id, num_workers):
+    """Fetch batches for the keys arriving on ``index_queue`` until told to stop (None)."""
+    global _worker_info
+    from .... import manual_seed
+
+    random.seed(seed)
+    manual_seed(seed)
+    try:
+        import numpy as np
+
+        np.random.seed(seed % 2**32)
+    except ImportError:
+        pass
+    _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    init_error = None
+    try:
+        if init_fn is not None:
+            init_fn(worker_id)
+        fetch = _fetcher(dataset, kind, auto_collation, collate_fn, drop_last)
+    except Exception as e:  # noqa: BLE001 - reported to the main process
+        init_error = _Failure(type(e), traceback.format_exc())
+        fetch = None
+    exhausted = False
+    while True:
+        try:
+            job = index_queue.get(timeout=5.0)
+        except queue.Empty:
+            if os.getppid() == 1:  # the main process is gone
+                return
+            continue
+        if job is None:
+            return
+        task, keys = job
+        if task == "reset":
+            fetch = _fetcher(dataset, kind, auto_collation, collate_fn, drop_last)
+            exhausted = False
+            continue
+        if init_error is not None:
+            result_queue.put((task, init_error))
+            init_error = None
+            continue
+        if exhausted:
+            result_queue.put((task, _IterableEnd(worker_id)))
+            continue
+        try:
+            data = fetch(keys)
+        except StopIteration:
+            exhausted = True
+            data = _IterableEnd(worker_id)
+        except Exception as e:  # noqa: BLE001 - reported to the main process
+            data = _Failure(type(e), traceback.format_exc())
+        result_queue.put((task, data))
+
+
+def _fetcher(dataset, kind, auto_collation, collate_fn, drop_last):
+    """A function from the sampler's keys to one (collated) result, for either kind of
+    dataset; an iterable dataset's fetch raises StopIteration when it runs out."""
+    if kind == "map":
+        def fetch(keys):
+            if auto_collation:
+                if callable(getattr(dataset, "__getitems__", None)):
+                    return collate_fn(dataset.__getitems__(keys))
+                return collate_fn([dataset[k] for k in keys])
+            return collate_fn(dataset[keys])
+        return fetch
+    it = iter(dataset)
+
+    def fetch_iter(keys):
+        if auto_collation:
+            batch = []
+            for _ in keys:
+                try:
+                    batch.append(next(it))
+                except StopIteration:
+                    break
+            if not batch or (drop_last and len(batch) < len(keys)):
+                raise StopIteration
+            return collate_fn(batch)
+        return collate_fn(next(it))
+
+    return fetch_iter

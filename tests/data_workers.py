@@ -1,0 +1,32 @@
+"""Datasets for test_data.py's worker-process tests (importable without PyTorch)."""
+
+from __future__ import annotations
+
+import os
+
+import jtorch
+
+
+class PidDataset(jtorch.utils.data.Dataset):
+    """Each item records which process fetched it."""
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        info = jtorch.utils.data.get_worker_info()
+        return jtorch.tensor([i, os.getpid(), -1 if info is None else info.id])
+
+
+class ShardedStream(jtorch.utils.data.IterableDataset):
+    """Splits its range between workers through get_worker_info, as PyTorch's docs show."""
+
+    def __iter__(self):
+        info = jtorch.utils.data.get_worker_info()
+        if info is None:
+            return iter(range(10))
+        return iter(range(info.id, 10, info.num_workers))
+
+
+def init_worker(worker_id):
+    os.environ["JT_WORKER_INIT"] = str(worker_id)

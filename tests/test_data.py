@@ -1,0 +1,319 @@
+"""torch.utils.data against PyTorch: datasets, samplers, collation, DataLoader batching,
+lengths and argument errors; shuffles compared within one library (reproducibility),
+since random streams differ; worker processes really used."""
+
+from __future__ import annotations
+
+import collections
+import os
+import warnings
+
+import numpy as np
+import pytest
+from conftest import check
+from data_workers import PidDataset, ShardedStream, init_worker
+
+import jtorch
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def _batches(loader):
+    return [b for b in loader]
+
+
+# ------------------------------------------------------------------ datasets
+
+
+def test_tensor_dataset_and_batches_are_lists():
+    def prog(t):
+        ds = t.utils.data.TensorDataset(t.arange(10.0).reshape(5, 2), t.arange(5))
+        return len(ds), ds[1], _batches(t.utils.data.DataLoader(ds, batch_size=2))
+
+    check(prog)
+
+
+def test_tensor_dataset_size_mismatch():
+    check(lambda t: t.utils.data.TensorDataset(t.zeros(3), t.zeros(4)))
+
+
+def test_concat_subset_chain_stack():
+    def prog(t):
+        D = t.utils.data
+        a = D.TensorDataset(t.arange(3))
+        b = D.TensorDataset(t.arange(10, 14))
+        cat = a + b
+        sub = D.Subset(cat, [6, 0, 3])
+
+        class Count(D.IterableDataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                return iter(range(self.n))
+
+            def __len__(self):
+                return self.n
+
+        chain = Count(2) + Count(3)
+        stack = D.StackDataset(a, D.TensorDataset(t.arange(3) * 2))
+        named = D.StackDataset(p=a, q=a)
+        return (len(cat), cat.cumulative_sizes, cat[4], cat[-1], [sub[i] for i in range(3)],
+                list(chain), len(chain), stack[2], named[1], len(named))
+
+    check(prog)
+
+
+def test_concat_errors():
+    check(lambda t: t.utils.data.ConcatDataset([]))
+    check(lambda t: (t.utils.data.TensorDataset(t.arange(3)) + t.utils.data.TensorDataset(
+        t.arange(3)))[-7])
+
+
+@pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.25, 0.25, 0.5], [0.34, 0.33, 0.33]])
+def test_random_split_sizes(lengths):
+    def prog(t):
+        parts = t.utils.data.random_split(range(10), lengths,
+                                          generator=t.Generator().manual_seed(1))
+        flat = sorted(i for p in parts for i in p)
+        return [len(p) for p in parts], flat
+
+    check(prog)
+
+
+def test_random_split_errors_and_reproducible():
+    check(lambda t: t.utils.data.random_split(range(10), [3, 3]))
+    check(lambda t: t.utils.data.random_split(range(10), [1.5, -0.5]))
+    g = [jtorch.Generator().manual_seed(3) for _ in range(2)]
+    a, b = (jtorch.utils.data.random_split(range(10), [5, 5], generator=x) for x in g)
+    assert list(a[0]) == list(b[0])
+
+
+# ------------------------------------------------------------------ samplers
+
+
+def test_deterministic_samplers():
+    def prog(t):
+        D = t.utils.data
+        seq = list(D.SequentialSampler(range(5)))
+        batches = list(D.BatchSampler(range(7), 3, False))
+        dropped = list(D.BatchSampler(range(7), 3, True))
+        return seq, batches, dropped, len(D.BatchSampler(range(7), 3, False)), len(
+            D.BatchSampler(range(7), 3, True))
+
+    check(prog)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(shuffle=False), dict(drop_last=True),
+                                dict(num_replicas=3, rank=2, shuffle=False),
+                                dict(num_replicas=4, rank=0, drop_last=True, shuffle=False)])
+def test_distributed_sampler(kw):
+    def prog(t):
+        kw2 = dict(num_replicas=2, rank=1) | kw
+        s = t.utils.data.DistributedSampler(range(7), **kw2)
+        idx = list(s)
+        shuffled = kw2.get("shuffle", True)
+        return len(s), len(idx), (set(idx) <= set(range(7)) if shuffled else idx)
+
+    check(prog)
+
+
+def test_distributed_sampler_needs_a_world():
+    check(lambda t: t.utils.data.DistributedSampler(range(4)))
+    check(lambda t: t.utils.data.DistributedSampler(range(4), num_replicas=2, rank=2))
+
+
+def test_random_samplers_are_permutations_and_reproducible():
+    D = jtorch.utils.data
+    s = D.RandomSampler(range(10), generator=jtorch.Generator().manual_seed(0))
+    assert sorted(s) == list(range(10)) and len(s) == 10
+    r = D.RandomSampler(range(10), replacement=True, num_samples=40)
+    draws = list(r)
+    assert len(draws) == 40 and all(0 <= i < 10 for i in draws)
+    more = D.RandomSampler(range(4), num_samples=10)
+    assert len(list(more)) == 10 and sorted(list(more)[:4]) == [0, 1, 2, 3]
+    sub = D.SubsetRandomSampler([5, 7, 9])
+    assert sorted(sub) == [5, 7, 9]
+    w = list(D.WeightedRandomSampler([0.0, 1.0, 0.0, 1.0], 20))
+    assert set(w) <= {1, 3} and len(w) == 20
+    nr = list(D.WeightedRandomSampler([1, 1, 1, 1], 4, replacement=False))
+    assert sorted(nr) == [0, 1, 2, 3]
+    jtorch.manual_seed(5)
+    a = list(D.RandomSampler(range(10)))
+    jtorch.manual_seed(5)
+    assert a == list(D.RandomSampler(range(10)))
+
+
+def test_sampler_argument_errors():
+    check(lambda t: t.utils.data.RandomSampler(range(3), num_samples=0))
+    check(lambda t: t.utils.data.RandomSampler(range(3), replacement=1))
+    check(lambda t: t.utils.data.BatchSampler(range(3), 0, False))
+    check(lambda t: t.utils.data.WeightedRandomSampler([1.0, 2.0], 0))
+
+
+# ------------------------------------------------------------------ collation
+
+
+def test_default_collate_types():
+    def prog(t):
+        c = t.utils.data.default_collate
+        return (c([1.5, 2.5]), c([1, 2]), c([True, False]), c(["a", "b"]),
+                c([np.array([1, 2]), np.array([3, 4])]), c([np.float32(1), np.float32(2)]),
+                c([{"a": 1, "b": t.ones(2)}, {"a": 2, "b": t.zeros(2)}]),
+                c([Point(1, 2.0), Point(3, 4.0)]), c([(1, [2.0, 3.0]), (4, [5.0, 6.0])]),
+                c([np.int64(3), np.int64(4)]))
+
+    check(prog)
+
+
+def test_default_collate_errors():
+    check(lambda t: t.utils.data.default_collate([[1, 2], [3]]))
+    check(lambda t: t.utils.data.default_collate([object(), object()]))
+    check(lambda t: t.utils.data.default_collate([t.ones(2), t.ones(3)]))
+
+
+def test_default_convert():
+    def prog(t):
+        c = t.utils.data.default_convert
+        return (c(np.array([1.0, 2.0])), c((np.int32(3), "s")), c({"k": np.ones(2)}),
+                c(Point(np.array([1]), 2)), c(5))
+
+    check(prog)
+
+
+# ------------------------------------------------------------------ DataLoader
+
+
+def _range_ds(t, n=10):
+    return t.utils.data.TensorDataset(t.arange(float(n)), t.arange(n))
+
+
+@pytest.mark.parametrize("kw", [dict(batch_size=3), dict(batch_size=3, drop_last=True),
+                                dict(batch_size=None), dict(batch_size=4, collate_fn=lambda b: b)])
+def test_loader_batches_and_len(kw):
+    check(lambda t: (_batches(t.utils.data.DataLoader(_range_ds(t, 7), **kw)),
+                     len(t.utils.data.DataLoader(_range_ds(t, 7), **kw))))
+
+
+def test_loader_with_samplers():
+    def prog(t):
+        D = t.utils.data
+        ds = _range_ds(t, 6)
+        by_sampler = _batches(D.DataLoader(ds, batch_size=2, sampler=[5, 3, 1, 0]))
+        by_batches = _batches(D.DataLoader(ds, batch_sampler=[[0, 1, 2], [5]]))
+        return by_sampler, by_batches
+
+    check(prog)
+
+
+def test_loader_shuffle_reproducible_with_generator():
+    D = jtorch.utils.data
+    runs = [[b[1].tolist() for b in D.DataLoader(_range_ds(jtorch), batch_size=4,
+                                                   shuffle=True,
+                                                   generator=jtorch.Generator().manual_seed(7))]
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert sorted(i for b in runs[0] for i in b) == list(range(10))
+
+
+class _Stream:
+    """An iterable dataset (defined per backend in the tests below)."""
+
+
+def _iterable(t, n, length=None):
+    class Stream(t.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter(range(n))
+
+        def __len__(self):
+            if length is None:
+                raise TypeError("no len")
+            return length
+
+    return Stream()
+
+
+def test_iterable_dataset_loader():
+    def prog(t):
+        D = t.utils.data
+        ds = _iterable(t, 7, 7)
+        return (_batches(D.DataLoader(ds, batch_size=3)), len(D.DataLoader(ds, batch_size=3)),
+                len(D.DataLoader(ds, batch_size=3, drop_last=True)),
+                _batches(D.DataLoader(ds, batch_size=3, drop_last=True)),
+                _batches(D.DataLoader(ds, batch_size=None)))
+
+    check(prog)
+
+
+@pytest.mark.parametrize("ask_len", [False, True])
+def test_iterable_longer_than_len_warns(ask_len):
+    def prog(t):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            loader = t.utils.data.DataLoader(_iterable(t, 5, 2), batch_size=None)
+            if ask_len:
+                len(loader)
+            out = _batches(loader)
+        return out, any("was reported to be 2" in str(x.message) for x in w)
+
+    check(prog)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2),
+    dict(persistent_workers=True), dict(shuffle=True, sampler=[0, 1]),
+    dict(batch_sampler=[[0]], batch_size=2), dict(batch_sampler=[[0]], drop_last=True),
+    dict(batch_size=None, drop_last=True),
+])
+def test_loader_argument_errors(kw):
+    check(lambda t: t.utils.data.DataLoader(_range_ds(t), **kw))
+
+
+@pytest.mark.parametrize("kw", [dict(shuffle=True), dict(sampler=[0]), dict(batch_sampler=[[0]])])
+def test_iterable_loader_argument_errors(kw):
+    check(lambda t: t.utils.data.DataLoader(_iterable(t, 3), **kw))
+
+
+def test_loader_attributes_frozen():
+    def prog(t):
+        dl = t.utils.data.DataLoader(_range_ds(t))
+        dl.batch_size = 3
+
+    check(prog)
+
+
+# ------------------------------------------------------------------ worker processes
+# The workers' datasets live in a module that does not import PyTorch: spawned workers
+# import it to unpickle them, and importing torch there would cost seconds per worker.
+
+
+
+def test_workers_are_real_processes_and_match_single_process():
+    D = jtorch.utils.data
+    single = [b.tolist() for b in D.DataLoader(PidDataset(), batch_size=2)]
+    loader = D.DataLoader(PidDataset(), batch_size=2, num_workers=2, persistent_workers=True,
+                          worker_init_fn=init_worker)
+    for _ in range(2):  # persistent workers serve a second epoch
+        multi = [b.tolist() for b in loader]
+        assert [[r[0] for r in b] for b in multi] == [[r[0] for r in b] for b in single]
+        pids = {r[1] for b in multi for r in b}
+        assert os.getpid() not in pids and len(pids) == 2
+        assert {r[2] for b in multi for r in b} == {0, 1}
+    stream = D.DataLoader(ShardedStream(), batch_size=2, num_workers=2)
+    got = sorted(int(v) for b in stream for v in b)
+    assert got == list(range(10))
+    assert len(stream.__iter__().__class__.__mro__) > 0
+
+
+def test_worker_errors_reach_the_main_process():
+    class Bad(jtorch.utils.data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            raise KeyError(i)
+
+    loader = jtorch.utils.data.DataLoader(Bad(), batch_size=2)
+    with pytest.raises(KeyError):
+        next(iter(loader))
+    assert jtorch.utils.data.get_worker_info() is None
