@@ -568,7 +568,5 @@ def _function_post_hook_prog(t):
     return seen
 
 
-@pytest.mark.xfail(strict=True, reason="autograd.Function node post hooks see None for an input "
-                   "that does not require grad; PyTorch passes the gradient backward returned")
 def test_function_post_hook_sees_returned_grads():
     check(_function_post_hook_prog)

@@ -465,7 +465,7 @@ class Tensor:
     def data(self, new: Tensor) -> None:
         self._storage, self._chain, self._vc = new._storage, new._chain, new._vc
         self._shape, self._stride, self._offset = new._shape, new._stride, new._offset
-        self.dtype, self._cache_src = new.dtype, None
+        self.dtype, self._cache_src, self._device = new.dtype, None, new._device
 
 
 def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:

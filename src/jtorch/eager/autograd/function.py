@@ -122,8 +122,10 @@ class BackwardNode(Node):
         """PyTorch's validate_outputs: sum a broadcast gradient down, cast its dtype."""
         if g is not None and not isinstance(g, Tensor):
             raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
-        if meta is None or g is None:
+        if g is None:
             return None
+        if meta is None:  # no edge: the engine drops it, but hooks see it, as in PyTorch
+            return g
         shape, dtype = meta
         if g._shape != shape:
             if not _expandable(shape, g._shape):
