@@ -64,7 +64,11 @@ def call(spec, names, vals, statics, out=None):
             # A NumPy scalar is a Python number to PyTorch (np.float64 even subclasses float).
             leaves.append(v.item() if isinstance(v, np.generic) else v)
             lens.append(-1)
-    key = (spec.name, names, tuple(lens), statics)
+    # True == 1 and hash alike: without the flags, std(x, True) (unbiased) would reuse the
+    # kernel of std(x, 1) (dim 1).
+    # The default dtype is read while tracing (int -> float results), so it keys the kernel.
+    key = (spec.name, names, tuple(lens), statics, tuple(type(s) is bool for s in statics),
+           _dtypes._default[0])
     fn = _FNS.get(key)
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
@@ -178,14 +182,15 @@ def _gen_op(spec):
     sig = _sig_text(params, g, ("out",) if spec.out else ())
     dyn = [p for p in params if p.name not in spec.static]
     req = [p.name for p in dyn if p.default is _MISSING]
-    body = [f"    n = [{', '.join(repr(n) for n in req)}]", f"    v = [{', '.join(req)}]"]
+    # Locals are underscored: a parameter may be called ``n`` or ``v`` (torch.diff's n).
+    body = [f"    _n = [{', '.join(repr(n) for n in req)}]", f"    _v = [{', '.join(req)}]"]
     for p in dyn:
         if p.default is not _MISSING:
             body.append(f"    if {p.name} is not _d_{p.name}:")
-            body.append(f"        n.append({p.name!r}); v.append({p.name})")
+            body.append(f"        _n.append({p.name!r}); _v.append({p.name})")
     statics = "".join(f"_f({s}), " for s in spec.static)
     out = "out" if spec.out else "None"
-    body.append(f"    return _call(_spec, tuple(n), v, ({statics}), {out})")
+    body.append(f"    return _call(_spec, tuple(_n), _v, ({statics}), {out})")
     return _compile(spec.name, sig, body, g)
 
 
@@ -326,7 +331,8 @@ def bind_all(namespace: dict) -> None:
                 setattr(Tensor, f"__{d}__", fn)
 
 
-_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "matmul")
+_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "matmul",
+           "lshift", "rshift")
 _INPLACE_DUNDERS = {"i" + b for b in _BINARY}
 # rsub is declared as its own op (other - input), so it is bound directly, not reflected.
 _REFLECTED_DUNDERS = {"r" + b for b in _BINARY} - {"rsub"}

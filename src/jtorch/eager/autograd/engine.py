@@ -23,7 +23,8 @@ _add = jax.jit(jnp.add)
 def _collect(roots):
     """Dependency counts for every node reachable from ``roots``."""
     deps: dict = {}
-    stack = [n for n, _ in roots if n is not None]
+    # Several roots may be outputs of one node: count that node's edges once.
+    stack = list(dict.fromkeys(n for n, _ in roots if n is not None))
     seen = set(stack)
     while stack:
         node = stack.pop()
