@@ -14,6 +14,7 @@ import jax.numpy as jnp
 
 from .. import _dtypes as D
 from ._util import broadcast_shapes, dtype_of, norm_dim, result_type
+from .products import precision
 
 __all__ = [
     "linear", "bilinear", "embedding", "embedding_renorm", "embedding_bag", "one_hot",
@@ -38,7 +39,7 @@ def linear(input, weight, bias=None):
         wt = weight.shape[::-1] if weight.ndim == 2 else (weight.shape[0], 1)
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
                            f"{wt[0]}x{wt[1]})")
-    out = jnp.matmul(input, weight.T)
+    out = jnp.matmul(input, weight.T, precision=precision())
     if bias is not None:
         _same_dtype(out, bias, "self and mat2")
         broadcast_shapes(out.shape, bias.shape)
@@ -57,7 +58,7 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError("bilinear(): input size does not match weight size")
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError("bilinear(): bias size does not match weight size")
-    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2)
+    out = jnp.einsum("...i,oij,...j->...o", input1, weight, input2, precision=precision())
     return out if bias is None else out + bias
 
 
