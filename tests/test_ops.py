@@ -161,7 +161,7 @@ def test_aliases(info):
 
 
 _INPLACE_DUNDERS = {"iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand",
-                    "ior", "ixor"}
+                    "ior", "ixor", "ilshift", "irshift"}
 
 
 @pytest.mark.parametrize("info", _ops(lambda i: i.call is None and bool(_spec(i).dunders),

@@ -1,4 +1,4 @@
-"""Op database entries: pointwise ops."""
+"""Op database entries: pointwise arithmetic (unary math: unary.py; comparisons: comparison.py)."""
 
 from __future__ import annotations
 
@@ -53,40 +53,7 @@ for _name in ("neg", "abs"):
     OPS.append(OpInfo(_name, unary(("float32", "float64", "int64", "int8", "float16"),
                                    empty=True),
                       lambda: [S(tensor((3,), "bool"))]))
-for _name, _dts in (("exp", ("float32", "float64", "float16", "bfloat16", "int64", "bool")),
-                    ("tanh", ("float32", "float64", "bfloat16", "int64")),
-                    ("sigmoid", ("float32", "float64", "float16", "bool"))):
-    OPS.append(OpInfo(_name, unary(_dts), tol=dict(rtol=1e-5), grad_samples=1))
-for _name in ("sin", "cos"):
-    OPS.append(OpInfo(_name, unary(("float32", "float64", "int64")), tol=dict(rtol=1e-5),
-                      grad_samples=1))
-for _name in ("log", "sqrt"):
-    OPS.append(OpInfo(_name, lambda: unary(("float32", "float64", "float16", "int64", "bool"),
-                                           kind="positive")() + [
-        S(T(np.array([-1.0, 0.0, 1.0]), "float64", grad=False))], tol=dict(rtol=1e-5)))
-
-for _name, _dts in (("eq", ("float32", "int64", "bool", "uint8")), ("ne", ("float32", "bool")),
-                    ("lt", ("float32", "int64", "uint8")), ("le", ("float32", "int64")),
-                    ("gt", ("float32", "bool")), ("ge", ("int64", "float32"))):
-    OPS.append(OpInfo(_name, binary(dtypes=_dts, kind="ties", scalars=(2.5,)), _ARITH_ERR,
-                      grad=False))
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    OPS.append(OpInfo(_name, binary(dtypes=("int64", "bool", "uint8"),
-                                    scalars=(3, True), wide="int64"), broadcast_error(
-        S(tensor((3,), "float32"), tensor((3,), "int64"))), grad=False))
-for _name in ("logical_and", "logical_or", "logical_xor"):
-    OPS.append(OpInfo(_name, binary(dtypes=("float32", "int64", "bool"), kind="ties",
-                                    scalars=()),
-                      broadcast_error(S(tensor((3,)), 2), S(1.5, tensor((3,)))), grad=False))
 OPS += [
-    OpInfo("bitwise_not", lambda: unary(("int64", "bool", "uint8", "int8"))()[:4],
-           lambda: [S(tensor((3,), "float32"))], grad=False),
-    OpInfo("logical_not", unary(("float32", "int64", "bool"), kind="ties"), grad=False),
-    OpInfo("maximum", binary(dtypes=("float32", "int64", "bool"), kind="ties",
-                             scalars=()), broadcast_error(
-        S(tensor((3,), "complex64"), tensor((3,), "complex64")), S(tensor((3,)), 2))),
-    OpInfo("minimum", binary(dtypes=("float32", "int64"), kind="ties",
-                             scalars=()), broadcast_error(S(tensor((3,)), 2.5))),
     OpInfo("where", lambda: [
         S(tensor((2, 3), "bool"), tensor((2, 3)), tensor((2, 3))),
         S(tensor((3,), "bool"), tensor((2, 1), "float64"), tensor((), "float64")),
@@ -122,4 +89,121 @@ OPS += [
         S(tensor((2, 3), "complex128"), getattr_dtype("float64")),
         S(tensor((2, 3), "float32"), getattr_dtype("bfloat16")),
     ], call=lambda t, x, d: x.to(d)),
+]
+
+# ------------------------------------------------------------------ division by zero, powers
+
+
+def _zero_divisor(dtype="int64") -> T:
+    return T(np.array([[1, 0, 2], [3, 4, 5]]), dtype)
+
+
+def _int_zero_division(**kw):
+    """Integer division by zero raises RuntimeError (ZeroDivisionError) in torch."""
+    return lambda: [
+        S(tensor((2, 3), "int64"), _zero_divisor(), **kw), S(tensor((2, 3), "int64"), 0, **kw),
+        S(tensor((2, 3), "uint8"), _zero_divisor("uint8"), **kw),
+        S(tensor((2, 3), "int32"), T(np.zeros((), bool), "bool"), **kw),
+        S(7, _zero_divisor(), **kw),
+    ]
+
+
+def _errors(*fns):
+    return lambda: [s for f in fns for s in f()]
+
+
+_INFO = {i.name: i for i in OPS}
+for _name, _kw in (("div", dict(rounding_mode="floor")), ("floor_divide", {}),
+                   ("remainder", {})):
+    _old = _INFO[_name].errors
+    _INFO[_name].errors = _errors(_old, _int_zero_division(**_kw))
+_INFO["div"].errors = _errors(_INFO["div"].errors, _int_zero_division(rounding_mode="trunc"))
+_old_div = _INFO["div"].samples
+_INFO["div"].samples = lambda: _old_div() + [
+    S(tensor((2, 3), "int64"), _zero_divisor()),  # true division: inf and nan, no error
+    S(tensor((2, 3), "float32"), _zero_divisor("float32"), rounding_mode="floor"),
+]
+_old_pow = _INFO["pow"].samples
+_INFO["pow"].samples = lambda: _old_pow() + [
+    S(tensor((2, 3), "int64"), T(np.array(-1), "int64")),  # a tensor exponent never raises
+    S(2, T(np.array([[1, -1, 0], [3, -2, 2]]), "int64")),
+    S(tensor((2, 3), "int64"), False),
+]
+_INFO["pow"].errors = _errors(_INFO["pow"].errors, lambda: [
+    S(tensor((3,), "int64"), -1), S(tensor((), "int64"), -2), S(tensor((3,), "bool"), -1),
+    S(tensor((3,), "uint8"), -3),
+])
+
+# ------------------------------------------------------------------ more binary arithmetic
+
+_ZEROS = lambda d="float64": T(np.array([[0.0, -1.5, 2.0], [0.0, 3.0, -0.5]]), d)  # noqa: E731
+_NANS = T(np.array([0.0, 0.0, 1.0, -2.0, float("nan"), float("inf")]), "float32", grad=False)
+
+OPS += [
+    OpInfo("fmod", lambda: binary(dtypes=("float32", "int64"), kind="nonzero",
+                                  scalars=(2, -1.5))() + [
+        S(T(np.array([-7, 7, -7, 7]), "int64"), T(np.array([3, 3, -3, -3]), "int64")),
+        S(_NANS, 0.0),
+    ], _errors(broadcast_error(S(tensor((3,), "bool"), tensor((3,), "bool", "nonzero")),
+                               S(2, tensor((3,), "float32"))), _int_zero_division())),
+    OpInfo("float_power", lambda: binary(dtypes=("float32", "float64", "int64"),
+                                         kind="positive", scalars=(2, 0.5, -1))() + [
+        S(2.5, tensor((2, 3), "float64")), S(tensor((2, 3), "float32"), 2j),
+        S(tensor((2, 3), "int64"), -2),
+    ], broadcast_error(), tol=dict(rtol=1e-5)),
+    OpInfo("atan2", lambda: binary(dtypes=("float32", "float64", "int64", "bool"),
+                                   scalars=())() + [S(_ZEROS(), _ZEROS())],
+           broadcast_error(S(tensor((3,)), 2), S(2.0, tensor((3,)))), tol=dict(rtol=1e-5)),
+    OpInfo("hypot", lambda: binary(dtypes=("float32", "float64", "float16"), scalars=())(),
+           broadcast_error(S(tensor((3,), "int64"), tensor((3,), "int64")),
+                           S(tensor((3,)), 2.0)), tol=dict(rtol=1e-5)),
+    OpInfo("copysign", lambda: binary(dtypes=("float32", "float64", "int64", "bool"),
+                                      scalars=(2, -1.5, -0.0))() + [
+        S(_ZEROS(), tensor((2, 3), "float64"))],
+           broadcast_error(S(2, tensor((3,))))),
+    OpInfo("xlogy", lambda: binary(dtypes=("float32", "float64", "int64"), kind="ties",
+                                   rkind="positive", scalars=(2, 0.5))() + [
+        S(2, tensor((2, 3), "float64", "positive")),
+        S(_NANS, T(np.array([float("nan"), 0.0, 0.0, 3.0, 1.0, 2.0]), "float32")),
+        S(_ZEROS(), tensor((2, 3), "float64", "positive")),
+    ], broadcast_error(), tol=dict(rtol=1e-5)),
+    OpInfo("heaviside", lambda: [
+        S(_ZEROS("float32"), tensor((2, 3), "float32")),
+        S(_ZEROS("float64"), tensor((3,), "float64")),
+        S(tensor((2, 3), "int64"), tensor((), "int64")),
+        S(tensor((2, 3), "bool"), tensor((2, 3), "bool")),
+        S(_NANS, T(np.array([5.0]), "float32")),
+    ], broadcast_error(S(tensor((3,)), tensor((3,), "float64")), S(tensor((3,)), 0.5),
+                       S(0.5, tensor((3,)))), grad=False,
+        notes="torch: the derivative for heaviside is not implemented"),
+    OpInfo("lerp", lambda: [
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32"), 0.3),
+        S(tensor((2, 3), "float64"), tensor((2, 3), "float64"), tensor((2, 3), "float64")),
+        S(tensor((2, 3), "float64"), tensor((3,), "float64"), 0.75),
+        S(tensor((2, 1), "float64"), tensor((3,), "float64"), tensor((), "float64")),
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32"), tensor((), "float64")),
+        S(tensor((2, 3), "float16"), tensor((2, 3), "float16"), 0.6),
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32"), 1),
+    ], broadcast_error(S(tensor((3,), "int64"), tensor((3,), "int64"), 0.5),
+                       S(tensor((3,)), tensor((3,), "float64"), 0.5),
+                       S(tensor((3,)), tensor((3,)), tensor((3,), "float64")),
+                       S(tensor((3,)), 2.0, 0.5)), grad_samples=3, tol=dict(rtol=1e-5)),
+    OpInfo("addcmul", lambda: [
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32"), tensor((2, 3), "float32")),
+        S(tensor((2, 3), "float64"), tensor((3,), "float64"), tensor((2, 1), "float64"),
+          value=0.5),
+        S(tensor((), "float64"), tensor((2, 1), "float64"), tensor((3,), "float64")),
+        S(tensor((2, 3), "int64"), tensor((2, 3), "int64"), tensor((2, 3), "int64"), value=2),
+        S(tensor((2, 3), "int64"), tensor((2, 3), "int64"), tensor((2, 3), "float32")),
+        S(tensor((2, 3), "int64"), tensor((2, 3), "int64"), tensor((2, 3), "int64"),
+          value=0.5),
+    ], broadcast_error(S(tensor((3,), "bool"), tensor((3,), "bool"), tensor((3,), "bool")))),
+    OpInfo("addcdiv", lambda: [
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32"),
+          tensor((2, 3), "float32", "nonzero")),
+        S(tensor((2, 3), "float64"), tensor((3,), "float64"),
+          tensor((2, 1), "float64", "nonzero"), value=-2),
+        S(tensor((2, 3), "int64"), tensor((2, 3), "float32"),
+          tensor((2, 3), "int64", "nonzero")),
+    ], broadcast_error(S(tensor((3,)), tensor((3,), "int64"), tensor((3,), "int64")))),
 ]

@@ -1,10 +1,58 @@
-"""Pointwise ops: arithmetic, comparisons, logical and bitwise ops, unary math."""
+"""Pointwise arithmetic declarations (unary math: ``unary.py``; comparisons, logical and
+bitwise ops, clamping: ``comparison.py``)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from .._registry import BIN, WRAP, is_number, numbered, op
 from ..functional import elementwise as E
 from ..functional import reduction as R
+
+
+def _is_tensor(x) -> bool:
+    return hasattr(x, "_value")
+
+
+def _is_int_result(*xs) -> bool:
+    from .._dtypes import result_type_of
+
+    ops = [(x.dtype, x.dim()) if _is_tensor(x) else np.asarray(x).item() for x in xs]
+    return result_type_of(ops)._kind == 1
+
+
+def _check_int_divisor(operands, statics) -> None:
+    """Integer division by zero raises in torch: checked on the host, and only for integer
+    results, so float division stays asynchronous."""
+    if statics.get("rounding_mode", "floor") is None:
+        return
+    a, b = operands.get("input"), operands.get("other")
+    if a is None or b is None or not _is_int_result(a, b):
+        return
+    if not np.all(np.asarray(b._value) if _is_tensor(b) else np.asarray(b)):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _check_fmod(operands, statics) -> None:
+    if _is_tensor(operands.get("input")):  # fmod(number, tensor) is the kernel's TypeError
+        _check_int_divisor(operands, statics)
+
+
+def _check_int_pow(operands, statics) -> None:
+    a, b = operands.get("input"), operands.get("exponent")
+    if (_is_tensor(a) and a.dtype._kind < 2 and isinstance(b, int | np.integer)
+            and not isinstance(b, bool) and b < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _scalar_other(name, key="other"):
+    """PyTorch numbers the backward by overload: 0 for a Python-number ``key``, 1 for a tensor."""
+    return numbered(name, lambda s, o: int(not is_number(o.get(key))))
+
+
+_DIV = dict(extra={"check": _check_int_divisor})
+_POW_NAME = numbered(
+    "Pow", lambda s, o: 2 if is_number(o.get("input")) else int(not is_number(o["exponent"])))
 
 op("add", E.add, dunders=("add", "radd", "iadd"), saves="none", **WRAP, **BIN)
 op("sub", E.sub, dunders=("sub", "isub"), saves="none", aliases=("subtract",), **WRAP,
@@ -14,26 +62,29 @@ op("rsub", E.rsub, method=False, saves="none", dunders=("rsub",), **WRAP,
 op("mul", E.mul, dunders=("mul", "rmul", "imul"), aliases=("multiply",), saves="others", **WRAP,
    **BIN)
 op("div", E.div, static=("rounding_mode",), dunders=("truediv", "rtruediv", "itruediv"), **WRAP,
-   aliases=("divide", "true_divide"), **BIN)
-op("floor_divide", E.floor_divide, dunders=("floordiv", "rfloordiv", "ifloordiv"), **BIN)
-op("remainder", E.remainder, dunders=("mod", "rmod", "imod"), **BIN)
-op("pow", E.pow, dunders=("pow", "rpow", "ipow"), **BIN, grad_name=numbered(
-    "Pow", lambda s, o: 2 if is_number(o.get("input")) else int(not is_number(o["exponent"]))))
+   aliases=("divide", "true_divide"), **_DIV, **BIN)
+op("floor_divide", E.floor_divide, dunders=("floordiv", "rfloordiv", "ifloordiv"), **_DIV,
+   **BIN)
+op("remainder", E.remainder, dunders=("mod", "rmod", "imod"), grad_name=_scalar_other(
+    "Remainder"), **_DIV, **BIN)
+op("fmod", E.fmod, grad_name=_scalar_other("Fmod"), extra={"check": _check_fmod}, **BIN)
+op("pow", E.pow, dunders=("pow", "rpow", "ipow"), grad_name=_POW_NAME,
+   extra={"check": _check_int_pow}, **BIN)
+op("float_power", E.float_power, grad_name=_POW_NAME, **BIN)
 op("neg", E.neg, dunders=("neg",), saves="none", aliases=("negative",), **BIN)
 op("abs", E.abs, dunders=("abs",), aliases=("absolute",), **BIN)
-for _name in ("exp", "tanh", "sigmoid"):
-    op(_name, getattr(E, _name), saves="out", **BIN)
-for _name in ("log", "sqrt", "sin", "cos"):
-    op(_name, getattr(E, _name), **BIN)
-for _name, _d in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
-                  ("ge", "ge")):
-    op(_name, getattr(E, _name), dunders=(_d,), saves="none", promotion="always_bool", **BIN)
-op("bitwise_and", E.bitwise_and, dunders=("and", "rand", "iand"), saves="none", **BIN)
-op("bitwise_or", E.bitwise_or, dunders=("or", "ror", "ior"), saves="none", **BIN)
-op("bitwise_xor", E.bitwise_xor, dunders=("xor", "rxor", "ixor"), saves="none", **BIN)
-op("bitwise_not", E.bitwise_not, saves="none", **BIN)  # ~ is Tensor.__invert__ (methods)
-for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
-    op(_name, getattr(E, _name), saves="none", promotion="always_bool", **BIN)
+op("atan2", E.atan2, aliases=("arctan2",), **BIN)
+op("hypot", E.hypot, saves="all", **BIN)
+op("copysign", E.copysign, saves="all", grad_name=numbered(
+    "Copysign", lambda s, o: int(is_number(o["other"]))), **BIN)
+op("xlogy", E.xlogy, grad_name=numbered("Xlogy", lambda s, o: 1 if is_number(o["input"])
+                                         else 2 if is_number(o["other"]) else 0), **BIN)
+op("heaviside", E.heaviside, saves="none", **BIN)
+op("lerp", E.lerp, grad_name=numbered("Lerp", lambda s, o: int(not is_number(o["weight"]))),
+   **BIN)
+# ``value`` takes no part in type promotion: int_x.addcmul_(a, b, value=0.5) is allowed.
+op("addcmul", E.addcmul, promotion="tensors_only", **BIN)
+op("addcdiv", E.addcdiv, promotion="tensors_only", **BIN)
 op("where", E.where, saves="others", out=True, pointwise=True, method=False)
 op("maximum", R.maximum, **{**BIN, "inplace": False})  # PyTorch has no maximum_
 op("minimum", R.minimum, **{**BIN, "inplace": False})

@@ -1,4 +1,8 @@
-"""Elementwise ops with torch's type promotion: the result dtype first, then JAX."""
+"""Elementwise arithmetic with torch's type promotion: the result dtype first, then JAX.
+
+The unary math family lives in ``unary.py``, comparisons, predicates, logical/bitwise ops
+and clamping in ``comparison.py``; both are re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 from .. import _dtypes as D
+from . import comparison as _comparison
+from . import unary as _unary
 from ._util import (
     broadcast_shapes,
     cast,
@@ -17,20 +23,16 @@ from ._util import (
     require_tensor,
     result_type,
 )
+from .comparison import *  # noqa: F403 - re-exported: one namespace for the pointwise ops
+from .unary import *  # noqa: F403
+from .unary import float_result as _float_result
 
 __all__ = [
-    "add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "pow", "neg", "abs",
-    "exp", "log", "sqrt", "tanh", "sin", "cos", "sigmoid", "eq", "ne", "lt", "le", "gt", "ge",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "where", "to_dtype", "copy", "fill", "zero", "clone",
+    "add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow",
+    "float_power", "neg", "abs", "atan2", "hypot", "copysign", "xlogy", "heaviside", "lerp",
+    "addcmul", "addcdiv", "where", "to_dtype", "copy", "fill", "zero", "clone",
+    *_unary.__all__, *_comparison.__all__,
 ]
-
-
-def _float_result(*xs) -> D.dtype:
-    """Promotion kind INT_TO_FLOAT: integer and bool results become the default float."""
-    broadcast_shapes(*(jnp.shape(x) for x in xs))
-    dtype = result_type(*xs)
-    return D.get_default_dtype() if dtype._kind < 2 else dtype
 
 
 def _check_alpha(dtype: D.dtype, alpha) -> None:
@@ -119,6 +121,15 @@ def remainder(input, other):
     return jnp.remainder(a, b)
 
 
+def fmod(input, other):
+    """torch.fmod: the remainder of truncated division (sign of the dividend)."""
+    require_tensor("fmod", "input", 1, input)
+    dtype, a, b = promote(input, other)
+    if dtype._kind in (0, 3):
+        raise not_implemented("fmod_cpu", dtype)
+    return jnp.fmod(a, b)
+
+
 def pow(input, exponent):
     dtype, a, b = promote(input, exponent)
     if dtype is D.bool:
@@ -165,6 +176,15 @@ def _pow_jvp(primals, tangents):
 _pow.defjvp(_pow_jvp, symbolic_zeros=True)
 
 
+def float_power(input, exponent):
+    """torch.float_power: ``pow`` computed in float64 (complex128 for complex operands)."""
+    complex_ = any(dtype_of(x)._kind == 3 for x in (input, exponent))
+    dtype = D.complex128 if complex_ else D.float64
+    broadcast_shapes(jnp.shape(input), jnp.shape(exponent))
+    a, b = cast(input, dtype), cast(exponent, dtype)
+    return jnp.power(a, b) if complex_ else _pow(a, b)
+
+
 def neg(input):
     if dtype_of(input) is D.bool:
         raise RuntimeError(
@@ -193,90 +213,137 @@ def _abs_jvp(primals, tangents):
     return jnp.abs(x), dx * jnp.sign(x)
 
 
-def _unary_float(jfn):
-    def op(input):
-        return jfn(cast(input, _float_result(input)))
-
-    op.__name__ = jfn.__name__
-    op.__doc__ = f"torch.{jfn.__name__}: integer and bool inputs compute in the default float."
-    return op
+# ------------------------------------------------------------------ binary float math
 
 
-exp = _unary_float(jnp.exp)
-log = _unary_float(jnp.log)
-sqrt = _unary_float(jnp.sqrt)
-tanh = _unary_float(jnp.tanh)
-sin = _unary_float(jnp.sin)
-cos = _unary_float(jnp.cos)
-sigmoid = _unary_float(jax.nn.sigmoid)
-sigmoid.__name__ = "sigmoid"
+def _tensors(name, input, other, other_name="other"):
+    require_tensor(name, "input", 1, input)
+    require_tensor(name, other_name, 2, other)
 
 
-# ------------------------------------------------------------------ comparisons and logic
+def atan2(input, other):
+    _tensors("atan2", input, other)
+    dtype = _float_result(input, other)
+    return _atan2(cast(input, dtype), cast(other, dtype))
 
 
-def _compare(name, jfn, ordered):
-    def op(input, other):
-        dtype, a, b = promote(input, other)
-        if ordered and dtype._kind == 3:
-            raise not_implemented(f"{name}_cpu", dtype)
-        return jfn(a, b)
-
-    op.__name__ = name
-    op.__doc__ = f"torch.{name}: compares in the promoted dtype, returns bool."
-    return op
+@jax.custom_jvp
+def _atan2(y, x):
+    return jnp.arctan2(y, x)
 
 
-eq = _compare("eq", jnp.equal, False)
-ne = _compare("ne", jnp.not_equal, False)
-lt = _compare("lt", jnp.less, True)
-le = _compare("le", jnp.less_equal, True)
-gt = _compare("gt", jnp.greater, True)
-ge = _compare("ge", jnp.greater_equal, True)
+@_atan2.defjvp
+def _atan2_jvp(primals, tangents):
+    # torch's atan2_backward gives 0, not JAX's NaN, at the origin (1 / (x^2 + y^2) = inf).
+    (y, x), (dy, dx) = primals, tangents
+    r2 = x * x + y * y
+    recip = jnp.where(r2 == 0, 0, 1 / jnp.where(r2 == 0, 1, r2))
+    return _atan2(y, x), (dy * x - dx * y) * recip
 
 
-def _bitwise(name, jfn):
-    def op(input, other):
-        dtype, a, b = promote(input, other)
-        if dtype._kind >= 2:
-            raise not_implemented(f"{name}_cpu", dtype)
-        return jfn(a, b)
-
-    op.__name__ = name
-    op.__doc__ = f"torch.{name}: integer and bool dtypes only."
-    return op
+def hypot(input, other):
+    _tensors("hypot", input, other)
+    dtype, a, b = promote(input, other)
+    if dtype._kind != 2:
+        raise not_implemented("hypot_cpu", dtype)
+    return _hypot(a, b)
 
 
-bitwise_and = _bitwise("bitwise_and", jnp.bitwise_and)
-bitwise_or = _bitwise("bitwise_or", jnp.bitwise_or)
-bitwise_xor = _bitwise("bitwise_xor", jnp.bitwise_xor)
+@jax.custom_jvp
+def _hypot(a, b):
+    return jnp.hypot(a, b)
 
 
-def bitwise_not(input):
+@_hypot.defjvp
+def _hypot_jvp(primals, tangents):
+    # torch: grad * x / hypot(x, y), NaN at the origin (JAX's hypot avoids the 0 / 0).
+    (a, b), (da, db) = primals, tangents
+    r = _hypot(a, b)
+    return r, (da * a + db * b) / r
+
+
+def copysign(input, other):
+    """torch.copysign: |input| with the sign bit of other; integers compute in float."""
+    require_tensor("copysign", "input", 1, input)
+    dtype = _float_result(input, other)
+    a, b = cast(input, dtype), cast(other, dtype)
+    # |a| with abs's sign(x) gradient: torch's copysign gradient is result / input, 0 at 0.
+    mag = _abs(a)
+    return jnp.where(jnp.signbit(b), -mag, mag)
+
+
+def xlogy(input, other):
+    """torch.xlogy: ``input * log(other)``, 0 where input == 0, NaN where other is NaN."""
+    dtype = _float_result(input, other)
+    return _xlogy(cast(input, dtype), cast(other, dtype))
+
+
+@jax.custom_jvp
+def _xlogy(x, y):
+    return jnp.where(jnp.isnan(y), y, jnp.where(x == 0, 0, x * jnp.log(y)))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    # torch: d/dx = log(y), but 0 where x == 0 and y <= 0 (JAX's rule gives -inf or NaN).
+    (x, y), (dx, dy) = primals, tangents
+    dlog = jnp.where((x == 0) & (y <= 0), 0, jnp.log(jnp.where(y <= 0, 1, y)))
+    dlog = jnp.where((y < 0) & (x != 0), jnp.nan, jnp.where((y == 0) & (x != 0), -jnp.inf, dlog))
+    return _xlogy(x, y), dx * dlog + dy * x / y
+
+
+def heaviside(input, values):
+    """torch.heaviside: 0 below zero, 1 above, ``values`` at zero; one dtype for both."""
+    _tensors("heaviside", input, values, "values")
+    if dtype_of(input) is not dtype_of(values):
+        raise RuntimeError(
+            "heaviside is not yet implemented for tensors with different dtypes."
+        )
+    broadcast_shapes(jnp.shape(input), jnp.shape(values))
+    return jnp.where(input == 0, values, (input > 0).astype(input.dtype))
+
+
+def lerp(input, end, weight):
+    """torch.lerp: ``input + weight * (end - input)``, evaluated from ``end`` when
+    |weight| >= 0.5 as torch does; input, end and a non-0-dim weight share one dtype."""
+    _tensors("lerp", input, end, "end")
     d = dtype_of(input)
-    if d._kind >= 2:
-        raise not_implemented("bitwise_not_cpu", d)
-    return jnp.invert(input)
+    for name, x in (("end", end), ("weight", weight)):
+        if not is_scalar(x) and jnp.ndim(x) and dtype_of(x) is not d:
+            raise RuntimeError(f"expected dtype {D.legacy_name(d).lower()} for `{name}` but "
+                               f"got dtype {D.legacy_name(dtype_of(x)).lower()}")
+    if d._kind < 2:
+        kind = "scalar" if jnp.ndim(weight) == 0 else "tensor"
+        raise not_implemented(f"lerp_kernel_{kind}", d)
+    broadcast_shapes(jnp.shape(input), jnp.shape(end), jnp.shape(weight))
+    w = cast(weight, d)
+    diff = end - input
+    return jnp.where(jnp.abs(w) < 0.5, input + w * diff, end - diff * (1 - w))
 
 
-def _logical(name, jfn):
-    def op(input, other):
-        require_tensor(name, "input", 1, input)
-        require_tensor(name, "other", 2, other)
-        broadcast_shapes(jnp.shape(input), jnp.shape(other))
-        return jfn(jnp.asarray(input) != 0, jnp.asarray(other) != 0)
-
-    op.__name__ = name
-    return op
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """torch.addcmul: ``input + value * tensor1 * tensor2``; value is cast to the result
+    dtype (so a float value truncates for integer tensors, as in torch)."""
+    dtype, x, a, b = promote(input, tensor1, tensor2)
+    if dtype is D.bool:
+        raise not_implemented("addcmul_cpu_out", dtype)
+    return x + cast(value, dtype) * a * b
 
 
-logical_and = _logical("logical_and", jnp.logical_and)
-logical_or = _logical("logical_or", jnp.logical_or)
-logical_xor = _logical("logical_xor", jnp.logical_xor)
-
-
-def logical_not(input):
-    return jnp.asarray(input) == 0
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """torch.addcdiv: ``input + value * tensor1 / tensor2``; integer tensor1 and tensor2
+    are refused, as in torch."""
+    if all(dtype_of(t)._kind < 2 for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    dtype, x, a, b = promote(input, tensor1, tensor2)
+    return x + cast(value, dtype) * a / b
 
 
 def where(condition, input, other):
