@@ -122,9 +122,6 @@ def test_nan_ignoring_extremes_gradient_at_nan(name):
     check(lambda t: _grads(t, lambda t, x, y: getattr(t, name)(x, y), *_NAN_PAIR))
 
 
-@pytest.mark.xfail(strict=True, reason="functional/reduction.py maximum/minimum: at a NaN "
-                   "torch gives the full gradient to both inputs (x == y and x < y are both "
-                   "false); JAX's maximum gives 0 to both")
 @pytest.mark.parametrize("name", ["maximum", "minimum"])
 def test_propagating_extremes_gradient_at_nan(name):
     check(lambda t: _grads(t, lambda t, x, y: getattr(t, name)(x, y), *_NAN_PAIR))

@@ -361,10 +361,26 @@ def where(condition, input, other):
 
 
 def to_dtype(input, dtype):
-    """Convert to a torch dtype (``Tensor.to(dtype)``); complex to real keeps the real part."""
+    """Convert to a torch dtype (``Tensor.to(dtype)``); complex to real keeps the real part.
+
+    Float to integer follows PyTorch on x86: NaN and out-of-range values become the type's
+    minimum for int32/int64, and narrower types wrap around through int32 (-2.7 -> 254 as
+    uint8). XLA would saturate instead.
+    """
     if dtype_of(input)._kind == 3 and dtype._kind < 3:
         input = jnp.real(input)
+    if dtype._kind == 1 and hasattr(input, "dtype") and dtype_of(input)._kind == 2:
+        return _float_to_int(input, dtype)
     return cast(input, dtype)
+
+
+def _float_to_int(x, dtype: D.dtype):
+    wide = D.int64 if dtype is D.int64 else D.int32
+    info = jnp.iinfo(wide.np)
+    x = x.astype(jnp.float64) if x.dtype != jnp.float64 else x
+    bad = jnp.isnan(x) | (x >= float(info.max) + 1.0) | (x < float(info.min))
+    out = jnp.where(bad, jnp.asarray(info.min, wide.np), x.astype(wide.np))
+    return out if wide is dtype else out.astype(dtype.np)
 
 
 def copy(input, src):

@@ -294,14 +294,39 @@ def logsumexp(input, dim, keepdim=False):
     return out if keepdim else jnp.squeeze(out, axis)
 
 
+def _extreme_vjp(jfn, lose):
+    """maximum/minimum with PyTorch's gradient: split evenly on a tie, and at a NaN (where
+    neither ``a == b`` nor a strict order holds) the full gradient to both inputs."""
+
+    @jax.custom_vjp
+    def f(a, b):
+        return jfn(a, b)
+
+    def fwd(a, b):
+        return jfn(a, b), (a, b)
+
+    def bwd(res, g):
+        a, b = res
+        half = jnp.where(a == b, g / 2, g)
+        zero = jnp.zeros((), g.dtype)
+        return jnp.where(lose(a, b), zero, half), jnp.where(lose(b, a), zero, half)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
 def _binary_extreme(name, jfn):
+    smooth = _extreme_vjp(jfn, jnp.less if name == "maximum" else jnp.greater)
+
     def op(input, other):
         require_tensor(name, "input", 1, input)
         require_tensor(name, "other", 2, other)
         dtype, a, b = promote(input, other)
         if dtype._kind == 3:
             raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return jfn(a, b)
+        if dtype._kind != 2:
+            return jfn(a, b)
+        return smooth(*jnp.broadcast_arrays(a, b))  # broadcasting's VJP sums back down
 
     op.__name__ = name
     op.__doc__ = f"torch.{name}: elementwise, in the promoted dtype; NaN propagates."
