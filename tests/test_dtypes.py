@@ -225,14 +225,10 @@ def test_negative_python_scalars(dtype):
                      _make(t, dtype) % -2, _make(t, dtype, ndim=0) + -1.5))
 
 
-@pytest.mark.xfail(reason="data-dependent: the scalar's value is traced, so jtorch returns "
-                          "torch's tensor-exponent result instead of raising", strict=True)
 def test_integer_to_negative_scalar_power():
     check(lambda t: t.tensor([2, 3]) ** -1)
 
 
-@pytest.mark.xfail(reason="data-dependent: integer division by zero cannot raise inside a "
-                          "jitted kernel", strict=True)
 def test_integer_division_by_zero_raises():
     check(lambda t: t.tensor([2, 3]) // t.tensor([1, 0]))
 

@@ -330,9 +330,6 @@ def test_complex_basics():
     check(lambda t: t.imag(t.tensor([1])))
 
 
-@pytest.mark.xfail(strict=True, reason="eager/dispatch.py: jax.vjp's cotangent for a complex "
-                   "input is the conjugate of PyTorch's gradient (PyTorch's convention is the "
-                   "conjugate Wirtinger derivative); no conj is applied for complex leaves")
 def test_complex_input_gradient_convention():
     def prog(t):
         z = t.tensor([1 + 2j, -3 - 1j], dtype=t.complex128, requires_grad=True)

@@ -116,3 +116,24 @@ from . import backends, linalg, nn, optim, serialization, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
+
+# Layouts, memory formats and sparse COO tensors (issue 7).
+from . import _memory_format, sparse  # noqa: E402
+from ._alias import install_alias  # noqa: E402
+from ._memory_format import *  # noqa: E402,F403
+
+_memory_format.attach()
+sparse.bind(globals())
+
+# Devices, torch.cuda, autocast and scale-out (issue 6).
+from . import accelerator, amp, cuda, distributed  # noqa: E402
+from .amp import (  # noqa: E402
+    autocast,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+
+amp.autocast_mode.install(globals(), nn.functional, Tensor)

@@ -56,3 +56,25 @@ OPS += [
         S([tensor((), "float64"), tensor((), "float64")]),
     ], lambda: [S([tensor((2, 3)), tensor((3, 2))]), S([]), S([tensor((2,))], 2)]),
 ]
+
+# ------------------------------------------------------------------ copying movement ops
+_I = tensor((3, 4), "int64")
+OPS += [
+    OpInfo("flip", lambda: [S(_X, (0, 2)), S(_M, [-1]), S(_I, (0, 1)), S(_M, ())],
+           lambda: [S(_M, (0, 0)), S(_M, (2,)), S(_M, 0)]),
+    OpInfo("fliplr", lambda: [S(_M), S(_X), S(_I)], lambda: [S(tensor((3,)))]),
+    OpInfo("flipud", lambda: [S(_M), S(tensor((3,), "float64")), S(_I)],
+           lambda: [S(tensor(()))]),
+    OpInfo("roll", lambda: [S(_X, 1), S(_X, (1, -2), (0, 2)), S(_M, -1, 1), S(_I, 5),
+                            S(_M, 2, dims=0)],
+           lambda: [S(_M, (1, 2), 0), S(_M, (1, 2)), S(_M, 1, 2)]),
+    OpInfo("rot90", lambda: [S(_M), S(_M, 2), S(_M, -1), S(_X, 1, (2, 0)), S(_I, 3, [1, 0]),
+                             S(_M, 0)],
+           lambda: [S(_M, 1, (0, 0)), S(tensor((3,))), S(_M, 1, (0, 1, 2))]),
+    OpInfo("repeat", lambda: [S(_M, (2, 1)), S(_M, (1, 2, 1)), S(tensor((), "float64"), (3,)),
+                              S(_I, (2, 2))],
+           lambda: [S(_M, (2,)), S(_M, (-1, 2))]),
+    OpInfo("narrow_copy", lambda: [S(_M, 0, 1, 2), S(_X, -1, 2, 2), S(_I, 1, -3, 2),
+                                   S(_M, 0, 3, 0)],
+           lambda: [S(_M, 0, 4, 1), S(_M, 0, 2, 2), S(tensor(()), 0, 0, 1)]),
+]

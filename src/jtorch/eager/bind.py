@@ -80,6 +80,8 @@ def call(spec, names, vals, statics, out=None):
     result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
     if spec.pointwise:
         _layout(result, leaves)
+    elif spec.extra and "layout" in spec.extra:  # e.g. conv/pool keep channels_last
+        spec.extra["layout"](result, dict(zip(names, vals)))
     if spec.returns is not None:
         return spec.returns(*result)
     return result

@@ -21,13 +21,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes as D
+from .. import _memory_format as MF
 from .. import _registry, _strides
+from .._device import default_device, jax_device, resolve
 from .._device import device as Device
-from .._device import jax_device
 from ..functional import random as FR
 from ..functional.creation import _size, checked_scalar
-from . import dispatch
-from .random import default_generator
+from . import random_ops
 from .tensor import Size, Tensor, wrap
 
 _MAX_DIMS = 64
@@ -192,12 +192,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def _target(device) -> Device | None:
-    """Check a ``device=`` argument before any work (as torch); None for the CPU."""
+    """Check a ``device=`` argument before any work (as torch); None for the CPU. Without
+    one: the default device (``torch.set_default_device`` / ``with torch.device(...)``)."""
     if device is None:
-        return None
-    dev = Device(device)
-    jax_device(dev)
-    return None if dev.type == "cpu" else Device(dev.type, dev.index or 0)
+        return default_device()
+    dev = resolve(Device(device))  # 'cuda' is the current CUDA device
+    return None if dev.type == "cpu" else dev
 
 
 def _finish(t: Tensor, requires_grad: bool, device: Device | None = None) -> Tensor:
@@ -220,7 +220,12 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """A tensor with the array's dtype, shape and (dense) strides; a copy, see above."""
+    """A tensor with the array's dtype, shape and (dense) strides.
+
+    Differences from PyTorch: PyTorch's tensor shares the array's memory, so writes through
+    either are seen by the other. JAX arrays are immutable, so this is a copy: later writes
+    to the ndarray do not reach the tensor, nor in-place ops on the tensor the ndarray.
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__module__}."
                         f"{type(ndarray).__name__})")
@@ -347,6 +352,8 @@ def _factory(spec):
                 pin_memory=False, memory_format=None, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
         device = _target(device)
+        if memory_format is not None and spec.name != "empty":
+            raise TypeError(f"{spec.name}() got an unexpected keyword argument 'memory_format'")
         if spec.varargs:
             if spec.varargs in kwargs:
                 args = (*args, kwargs.pop(spec.varargs))
@@ -358,92 +365,13 @@ def _factory(spec):
             args = tuple(map(_scalar_arg, args))
             kwargs = {k: _scalar_arg(v) for k, v in kwargs.items()}
         value = spec.fn(*args, dtype=dtype, **kwargs)
-        return _emit(spec.name, value, out, requires_grad, device)
+        t = _emit(spec.name, value, out, requires_grad, device)
+        if memory_format is not None and out is None:
+            t._stride = MF.strides_for(t._shape, memory_format)
+        return t
 
     factory.__name__ = spec.name
     return factory
-
-
-def _randint_args(args, kwargs):
-    """(low, high, size) from ``randint(high, size)`` or ``randint(low, high, size)``."""
-    names = ("low", "high", "size") if len(args) + len(kwargs) >= 3 else ("high", "size")
-    bound = dict(zip(names, args, strict=False)) | kwargs
-    low, high, size = bound.pop("low", 0), bound.pop("high", None), bound.pop("size", None)
-    if bound or high is None or not isinstance(size, list | tuple):
-        raise TypeError("randint() received an invalid combination of arguments - expected "
-                        "(int high, tuple of ints size) or (int low, int high, tuple of ints "
-                        "size)")
-    return low, high, tuple(size)
-
-
-def _random(spec):
-    def sample(*args, generator=None, out=None, dtype=None, layout=None, device=None,
-               requires_grad=False, pin_memory=False, **kwargs):
-        dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
-        device = _target(device)
-        if spec.name == "randint":
-            low, high, size = _randint_args(args, kwargs)
-            FR.check_randint(low, high, dtype or D.int64)
-            # The bounds are kernel operands, so new bounds reuse the compiled kernel.
-            bounds = (operator.index(low), operator.index(high))
-            value = _draw(spec, generator, (_size(size),), {"dtype": dtype}, bounds)
-            return _emit(spec.name, value, out, requires_grad, device)
-        if spec.varargs in kwargs:
-            args = (*args, kwargs.pop(spec.varargs))
-        args = (_size_args(spec.name, args),)
-        value = _draw(spec, generator, args, dict(kwargs, dtype=dtype))
-        return _emit(spec.name, value, out, requires_grad, device)
-
-    sample.__name__ = spec.name
-    return sample
-
-
-def _draw(spec, generator, args, kwargs, operands=()):
-    """Sample ``spec.fn(key, *operands, *args, **kwargs)``; ``args``/``kwargs`` key the kernel."""
-    fn = spec.fn
-    # The default dtype is read while tracing, so it keys the kernel too.
-    statics = (*sorted(kwargs.items()), D.get_default_dtype())
-    kernel = dispatch._fwd_kernel(
-        ("random", spec.name, args, statics),
-        lambda k, c, *ops: fn(jax.random.fold_in(k, c), *ops, *args, **kwargs),
-    )
-    key, counter = (generator or default_generator).next()
-    return kernel(key, counter, *operands)
-
-
-_RANDOM_INPLACE = {
-    "normal_": (("mean", 0.0), ("std", 1.0), "NormalBackward0"),
-    "uniform_": (("from", 0.0), ("to", 1.0), "UniformBackward0"),
-}
-
-
-def _random_inplace(spec):
-    (p0, d0), (p1, d1), grad_name = _RANDOM_INPLACE[spec.name]
-    check = FR.check_normal if spec.name == "normal_" else FR.check_uniform
-
-    def method(self, *args, generator=None, **kwargs):
-        from . import views
-
-        a = kwargs.pop(p0, args[0] if args else d0)
-        b = kwargs.pop(p1, args[1] if len(args) > 1 else d1)
-        if kwargs or len(args) > 2:
-            raise TypeError(f"{spec.name}() received an invalid combination of arguments")
-        if spec.name == "normal_":
-            check(self.dtype, b)
-        else:
-            check(self.dtype, a, b)
-        views.check_inplace(self)
-        fn = spec.fn
-        key, counter = (generator or default_generator).next()
-        result = dispatch.apply(
-            ("random_", spec.name),
-            lambda x, k, c, a, b: fn(jax.random.fold_in(k, c), x, a, b),
-            [self, key, counter, float(a), float(b)], grad_name, saves="none",
-        )
-        return views.commit(self, result)
-
-    method.__name__ = spec.name
-    return method
 
 
 def _like(name, base):
@@ -452,11 +380,21 @@ def _like(name, base):
         dtype = D.to_dtype(dtype) if dtype is not None else input.dtype
         device = _target(device if device is not None else input.device)
         if name in ("rand_like", "randn_like"):
-            value = _draw(_registry.REGISTRY[base], generator, (input._shape,),
-                          {"dtype": dtype})
+            value = random_ops.draw(base, _registry.REGISTRY[base].fn, generator,
+                                    (input._shape,), {"dtype": dtype})
+        elif name == "randint_like":
+            low, high = (0, args[0]) if len(args) == 1 else args if args else (0, None)
+            low, high = kwargs.pop("low", low), kwargs.pop("high", high)
+            FR.check_randint(low, high, dtype)
+            value = random_ops.draw(base, FR.randint, generator, (input._shape,),
+                                    {"dtype": dtype}, (int(low), int(high)))
         else:
             args = tuple(map(_scalar_arg, args))
             value = _registry.REGISTRY[base].fn(input._shape, *args, dtype=dtype, **kwargs)
+        if memory_format is not None and memory_format is not MF.preserve_format:
+            t = _place(value, requires_grad, device=device)
+            t._stride = MF.strides_for(t._shape, memory_format)
+            return t
         return _place(value, requires_grad, like=input, device=device)
 
     like.__name__ = name
@@ -497,16 +435,12 @@ _BOUND: dict = {}
 def bind_factories(namespace: dict) -> None:
     for spec in _registry.REGISTRY.values():
         if spec.kind == "factory":
-            fn = _factory(spec)
-        elif spec.kind == "random":
-            fn = _random(spec)
-        elif spec.kind == "random_":
-            setattr(Tensor, spec.name, _random_inplace(spec))
-            continue
-        else:
-            continue
-        _BOUND[spec.name] = namespace[spec.name] = fn
-    for base in ("zeros", "ones", "empty", "full", "rand", "randn"):
+            _BOUND[spec.name] = namespace[spec.name] = _factory(spec)
+    def emit(name, value, out, requires_grad, device):
+        return _emit(name, value, out, requires_grad, _target(device))
+
+    _BOUND.update(random_ops.bind(namespace, emit, _size_args))
+    for base in ("zeros", "ones", "empty", "full", "rand", "randn", "randint"):
         namespace[f"{base}_like"] = _like(f"{base}_like", base)
     for base in ("zeros", "ones", "empty", "full", "tensor"):
         setattr(Tensor, f"new_{base}", _new(base))

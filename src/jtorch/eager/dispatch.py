@@ -11,9 +11,11 @@ from __future__ import annotations
 import weakref
 
 import jax
+import numpy as np
 
+from .._device import PLACEMENT
 from .autograd import grad_mode
-from .autograd.node import OpNode
+from .autograd.node import OpNode, torch_vjp
 from .tensor import Tensor, wrap
 
 _FWD: dict = {}
@@ -64,6 +66,8 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
     listed as a ``(None, 0)`` input, as PyTorch wraps it into a tensor for add/sub/mul/div.
     """
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
+    if PLACEMENT.active:
+        vals = _same_device(args, vals)
     if _state.enabled:
         diff_idx = tuple(
             i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
@@ -71,6 +75,8 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
         if diff_idx:
             return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
     out = _fwd_kernel(key, fn)(*vals)
+    if PLACEMENT.blocking:
+        jax.block_until_ready(out)
     if isinstance(out, tuple):
         return tuple(wrap(o) for o in out)
     return wrap(out)
@@ -78,6 +84,8 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
 
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
     out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    if PLACEMENT.blocking:
+        jax.block_until_ready(out)
     flat = out if isinstance(out, tuple) else (out,)
     outs = [wrap(o) for o in flat]
     edges, diff_edges, saved = [], [], []
@@ -110,6 +118,28 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     return tuple(outs) if isinstance(out, tuple) else outs[0]
 
 
+def _same_device(args, vals):
+    """PyTorch's rule once an accelerator is in use: every tensor operand on one device,
+    except 0-dim CPU tensors, which join the others' device as scalars do."""
+    target, scalars = None, ()
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            d = a._device
+            if d.type == "cpu" and not a._shape:
+                scalars += (i,)
+            elif target is None:
+                target = d
+            elif d != target:
+                raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                                   f"least two devices, {target} and {d}!")
+    if scalars and target is not None and target.type != "cpu":
+        vals = list(vals)
+        for i in scalars:
+            if vals[i].committed:  # uncommitted, JAX moves it to the others' devices itself
+                vals[i] = np.asarray(vals[i])
+    return vals
+
+
 def _saves_input(saves: str, i: int, diff_idx) -> bool:
     # "others" is mul's and mm's rule in PyTorch: an operand is saved only to compute
     # another operand's gradient, so a constant factor's partner is free to change.
@@ -130,7 +160,7 @@ def replay_backward(node: OpNode, grads):
     fwd_vjp = _fwd_vjp(fn, diff_idx)
 
     def backward_fn(*xs):
-        return tuple(fwd_vjp(*xs[:n])[1](tuple(xs[n:])))
+        return tuple(torch_vjp(fwd_vjp(*xs[:n])[1], tuple(xs[n:])))
 
     out = apply(("backward", key, diff_idx, n), backward_fn, args, f"{node._name}Backward")
     return out if isinstance(out, tuple) else (out,)

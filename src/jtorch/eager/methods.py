@@ -1,8 +1,9 @@
 """The hand-written Tensor methods: the listed few that are compositions, not registry ops.
 
-``__getitem__``/``__setitem__``, ``to`` and dtype shorthands, ``copy_``/``fill_``/
-``zero_``, ``contiguous``/``clone``/``reshape``/``flatten``, the multi-output views
-(``unbind``/``split``/``chunk``), ``as_strided``, ``movedim``, ``T``/``mT``, ``*_as``.
+``__getitem__``/``__setitem__``, ``__contains__``, ``__reversed__``, ``to`` and dtype
+shorthands, ``copy_``/``fill_``/``zero_``, ``contiguous``/``clone``/``reshape``/``flatten``,
+the multi-output views (``unbind``/``split``/``chunk``), ``as_strided``, ``movedim``,
+``T``/``mT``, ``*_as``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as D
+from .. import _memory_format as MF
 from .. import _strides
+from .._device import CPU, resolve
 from .._device import device as Device
 from .._registry import REGISTRY
 from ..functional import shape as S
@@ -18,6 +21,7 @@ from . import dispatch, views
 from .bind import bound, call
 from .indexing import getitem, index_put, index_put_, setitem
 from .tensor import Tensor
+from .transfer import to_device
 
 
 def _op(name, x, **statics):
@@ -53,13 +57,28 @@ def _parse_to(args, kwargs):
 
 
 def to(self, *args, **kwargs) -> Tensor:
-    """Convert dtype and/or device; returns ``self`` itself when nothing changes."""
+    """Convert dtype, memory format and/or device; ``self`` itself when nothing changes."""
     dev, dtype, copy = _parse_to(args, kwargs)
-    if dev is not None and dev.type != "cpu":
-        raise AssertionError("Torch not compiled with CUDA enabled")
-    if (dtype is None or dtype is self.dtype) and not copy:
+    if dev is not None:
+        dev = resolve(dev)  # PyTorch's errors (no CUDA, bad ordinal) before any work
+        copy = copy and dev == self._device  # else the move is the copy
+    out = _convert(self, dtype, copy, kwargs.get("memory_format"))
+    if dev is None:
+        return out
+    return to_device(out, dev, non_blocking=kwargs.get("non_blocking", False))
+
+
+def _convert(self, dtype, copy, fmt) -> Tensor:
+    same = (dtype is None or dtype is self.dtype) and not copy
+    if fmt is not None and fmt is not MF.preserve_format:
+        if same and MF.suggest_memory_format(self._shape, self.stride()) is fmt:
+            return self
+        out = bound("clone")(self) if same else _to_dtype(self, dtype or self.dtype)
+        out._stride = MF.strides_for(out._shape, fmt)
+        return out
+    if same:
         return self
-    return _to_dtype(self, dtype or self.dtype)
+    return _preserve_layout(_to_dtype(self, dtype or self.dtype), self)
 
 
 def _to_dtype(x, dtype):
@@ -88,7 +107,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def cpu(self, memory_format=None):
-    return self
+    return to_device(self, CPU)
 
 
 # ------------------------------------------------------------------ copies and fills
@@ -132,16 +151,32 @@ def zero_(self) -> Tensor:
 def clone(self, *, memory_format=None) -> Tensor:
     """A copy in a fresh storage; preserve_format keeps the memory order of the strides."""
     out = bound("clone")(self)
-    if "contiguous" in str(memory_format) or self._stride is None:
+    if memory_format is not None and memory_format is not MF.preserve_format:
+        out._stride = MF.strides_for(self._shape, memory_format)
         return out
-    if _strides.is_non_overlapping_and_dense(self._shape, self._stride):
-        out._stride = self._stride
+    return _preserve_layout(out, self)
+
+
+def _preserve_layout(out, src) -> Tensor:
+    """Give the fresh ``out`` preserve_format's strides: ``src``'s, made dense."""
+    if src._stride is None:
+        return out
+    if _strides.is_non_overlapping_and_dense(src._shape, src._stride):
+        out._stride = src._stride
     else:
-        out._stride = _strides.infer_dense_strides(self._shape, self._stride)
+        out._stride = _strides.infer_dense_strides(src._shape, src._stride)
     return out
 
 
 def contiguous(self, memory_format=None) -> Tensor:
+    if memory_format is not None and memory_format is not MF.contiguous_format:
+        if self.is_contiguous(memory_format=memory_format):
+            return self
+        if memory_format is MF.preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        out = bound("clone")(self)
+        out._stride = MF.strides_for(self._shape, memory_format)
+        return out
     if self.is_contiguous():
         return self
     out = bound("clone")(self)
@@ -317,6 +352,19 @@ def __invert__(self) -> Tensor:
     return bound("bitwise_not")(self)
 
 
+def __contains__(self, element) -> bool:
+    """``element in x``: any element equal to ``element`` (a tensor or a Python number)."""
+    if not isinstance(element, Tensor | bool | int | float | complex):
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+    return bool(bound("eq")(self, element).any())
+
+
+def __reversed__(self) -> Tensor:
+    """``reversed(x)``: ``x`` flipped along dim 0 (a 0-dim tensor is returned as is)."""
+    return self if self.dim() == 0 else self.flip(0)
+
+
 def attach() -> None:
     """Install the hand-written methods on Tensor."""
     for name, fn in dict(
@@ -327,6 +375,7 @@ def attach() -> None:
         as_strided=as_strided, view_as=view_as, expand_as=expand_as,
         index_put_=index_put_, index_put=index_put,
         __getitem__=getitem, __setitem__=setitem, where=where, __invert__=__invert__,
+        __contains__=__contains__, __reversed__=__reversed__,
     ).items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)

@@ -28,7 +28,7 @@ class Generator:
         if not -(2**63) <= seed < 2**64:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed % 2**64
-        self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
+        self._key = None  # made on first draw: importing jtorch must not start JAX's backends
         self._counter = 0
         return self
 
@@ -44,6 +44,8 @@ class Generator:
         """(key, counter) for one draw; the kernel folds the counter into the key."""
         c = self._counter
         self._counter = c + 1
+        if self._key is None:
+            self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
         return self._key, c
 
     def get_state(self):

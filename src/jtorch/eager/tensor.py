@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtypes as D
 from .. import _strides
-from .._device import CPU, device
+from .._device import device, device_of
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .storage import Storage, VersionCounter
@@ -83,7 +83,7 @@ class Tensor:
     _retains_grad = False
     _leaf_hooks = None
     _inference = False
-    _device = CPU
+    _post_acc_hooks = None
     __array_priority__ = 1000  # numpy defers binary ops to Tensor's reflected methods
 
     def __new__(cls, *args, **kwargs):
@@ -127,6 +127,10 @@ class Tensor:
         return self._offset
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if memory_format is not None and memory_format._name.startswith("channels_last"):
+            from .._memory_format import is_contiguous_as
+
+            return is_contiguous_as(self._shape, self.stride(), memory_format)
         return self._stride is None or _strides.is_contiguous(self._shape, self._stride)
 
     def data_ptr(self) -> int:
@@ -166,8 +170,18 @@ class Tensor:
         return self.dtype.is_complex
 
     @property
+    def _device(self) -> device:
+        # Derived from where the data lives, so it is true by construction; assignments
+        # (``t._device = ...``) are ignored: moving data is what moves a tensor.
+        return device_of(self._storage.value)
+
+    @_device.setter
+    def _device(self, value) -> None:
+        pass
+
+    @property
     def device(self) -> device:
-        return self._device
+        return device_of(self._storage.value)
 
     @property
     def is_cuda(self) -> bool:
@@ -215,6 +229,10 @@ class Tensor:
         if id(self) in memo:
             return memo[id(self)]
         out = _unpickle(np.asarray(self._value), self.dtype.name, self.requires_grad)
+        if self._device.type != "cpu":  # the copy lives where the original does
+            import jax
+
+            out._storage.value = jax.device_put(out._storage.value, self._value.sharding)
         if self._grad is not None:
             out._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = out
@@ -238,9 +256,6 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         arr = np.asarray(self._value)
         return arr if dtype is None else arr.astype(dtype)
-
-    def cuda(self, device=None, non_blocking=False, memory_format=None) -> Tensor:
-        return self.to(device if device is not None else "cuda", non_blocking=non_blocking)
 
     def item(self):
         if self.numel() != 1:
@@ -432,6 +447,19 @@ class Tensor:
             self._leaf_hooks = {}
         handle = RemovableHandle(self._leaf_hooks)
         self._leaf_hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(tensor)`` after a backward pass accumulated into this leaf's ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        handle = RemovableHandle(self._post_acc_hooks)
+        self._post_acc_hooks[handle.id] = hook
         return handle
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -160,6 +160,38 @@ def linspace(start, end, steps, *, dtype=None):
     return jnp.asarray(vals.astype(dtype.np))
 
 
+def logspace(start, end, steps, base=10.0, *, dtype=None):
+    """torch.logspace: ``base ** linspace(start, end, steps)``, the power taken in double."""
+    start, end, base = _number(start), _number(end), _number(base)
+    if isinstance(steps, bool) or not hasattr(type(steps), "__index__"):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    steps = operator.index(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None:
+        is_complex = isinstance(start, complex) or isinstance(end, complex)
+        dtype = D.default_complex() if is_complex else D.get_default_dtype()
+    if dtype._kind == 0:
+        raise _not_implemented("logspace_cpu", dtype)
+    if dtype._kind == 1:
+        s, e = float(int(start)), float(int(end))
+        t = np.float64
+    else:
+        t = dtype.np.type if dtype._kind == 2 and dtype.itemsize >= 4 else np.float64
+        if dtype._kind == 3:
+            t = np.complex128
+        s, e = t(start), t(end)
+    step = (e - s) / t(steps - 1) if steps > 1 else t(0)
+    idx = np.arange(steps)
+    lo = s + step * idx.astype(t)
+    hi = e - step * (steps - 1 - idx).astype(t)
+    exps = np.where(idx < steps // 2, lo, hi) if steps != 1 else lo
+    with np.errstate(over="ignore", invalid="ignore"):
+        vals = np.power(np.complex128(base) if dtype._kind == 3 else np.float64(base),
+                        exps.astype(np.complex128 if dtype._kind == 3 else np.float64))
+    return jnp.asarray(vals.astype(dtype.np))
+
+
 def eye(n, m=None, *, dtype=None):
     for name, v in (("n", n), ("m", m)):
         if v is not None and (isinstance(v, bool) or not hasattr(type(v), "__index__")):

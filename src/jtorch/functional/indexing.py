@@ -189,3 +189,165 @@ def masked_fill(input, mask, value):
         )
     broadcast_shapes(input.shape, mask.shape)
     return jnp.where(mask, to_dtype(value, dtype_of(input)), input)
+
+
+# ------------------------------------------------------------------ index_* along a dim
+
+
+@jax.custom_vjp
+def _set_at(x, idx, src):
+    """``x.at[idx].set(src)`` with PyTorch's gradient when ``idx`` repeats a position:
+    every source element gets the gradient there (JAX's goes to the one written)."""
+    return x.at[idx].set(src)
+
+
+def _set_at_fwd(x, idx, src):
+    return x.at[idx].set(src), (idx, jnp.shape(src))
+
+
+def _set_at_bwd(res, g):
+    idx, src_shape = res
+    return g.at[idx].set(0), None, jnp.broadcast_to(g[idx], src_shape)
+
+
+_set_at.defvjp(_set_at_fwd, _set_at_bwd)
+
+
+def _vector_index(index, op: str, err=IndexError, msg=None):
+    if index.ndim > 1:
+        raise err(msg or f"{op}(): Index is supposed to be a vector")
+    return index.reshape(-1)
+
+
+def index_select(input, dim, index):
+    """Rows of ``input`` along ``dim`` picked by the vector ``index``."""
+    d = norm_dim(dim, input.ndim)
+    idx = _vector_index(index, "index_select")
+    if dtype_of(index)._kind != 1 or dtype_of(index) not in (D.int32, D.int64):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if input.ndim == 0:
+        return input
+    return jnp.take(input, idx, axis=d)
+
+
+def _slices_before(d):
+    return (slice(None),) * d
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
+    d = norm_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if dtype_of(index) is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{D.legacy_name(dtype_of(index))}")
+    if dtype_of(source) is not dtype_of(input):
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{D.legacy_name(dtype_of(input))} and (source) {D.legacy_name(dtype_of(source))}")
+    n_src = source.shape[d] if source.ndim else 1
+    if index.size != n_src:
+        raise IndexError(f"index_copy_(): Number of indices ({index.size}) should be equal to "
+                         f"source.size(dim) ({n_src})")
+    for k in range(max(input.ndim, source.ndim)):
+        if k != d and input.ndim and source.ndim and input.shape[k] != source.shape[k]:
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. "
+                f"Destination slice shape: {input.shape[k]} at dimension {k} and source slice "
+                f"shape: {source.shape[k]} at dimension {k}.")
+    if input.ndim == 0:
+        return source.reshape(())
+    grid = list(jnp.indices(source.shape, sparse=True))
+    grid[d] = index.reshape((1,) * d + (-1,) + (1,) * (source.ndim - d - 1))
+    return _set_at(input, tuple(grid), source)
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to the scalar ``value``."""
+    d = norm_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if dtype_of(index) is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if not is_scalar(value) and value.ndim != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if isinstance(value, complex) and dtype_of(input)._kind != 3:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is "
+                           "not supported")
+    v = to_dtype(value, dtype_of(input))
+    if input.ndim == 0:
+        return jnp.where(index.size > 0, v, input)
+    return input.at[_slices_before(d) + (index.reshape(-1),)].set(v)
+
+
+# ------------------------------------------------------------------ flat take/put, masks
+
+
+def _long_index(index, op: str):
+    if dtype_of(index) is not D.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got "
+                           f"{D.legacy_name(dtype_of(index))}")
+
+
+def take(input, index):
+    """``input`` read as a flat array at ``index`` (negative indices count from the end)."""
+    _long_index(index, "take")
+    flat = input.reshape(-1)
+    return flat[jnp.where(index < 0, index + flat.size, index)]
+
+
+def put(input, index, source, accumulate=False):
+    """``input`` (as a flat array) with ``source`` written, or added, at ``index``."""
+    _long_index(index, "put_")
+    if dtype_of(source) is not dtype_of(input):
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{D.legacy_name(dtype_of(input))} and source.dtype = "
+            f"{D.legacy_name(dtype_of(source))}")
+    if index.size != source.size:
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.size}, index.numel() = {index.size}")
+    flat = input.reshape(-1)
+    idx = jnp.where(index < 0, index + flat.size, index).reshape(-1)
+    at = flat.at[idx]
+    src = source.reshape(-1)
+    out = at.add(src) if accumulate else _set_at(flat, idx, src)
+    return out.reshape(input.shape)
+
+
+def _check_bool_mask(mask, msg):
+    if dtype_of(mask) is not D.bool:
+        raise RuntimeError(msg)
+
+
+def masked_scatter(input, mask, source):
+    """Where ``mask`` holds, consecutive elements of ``source`` (read in row-major order)."""
+    _check_bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with "
+                     f"dtype {D.legacy_name(dtype_of(mask))}")
+    if dtype_of(source) is not dtype_of(input):
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{D.legacy_name(dtype_of(input))} and "
+                           f"{D.legacy_name(dtype_of(source))}")
+    shape = broadcast_shapes(input.shape, mask.shape)
+    x, m = jnp.broadcast_to(input, shape), jnp.broadcast_to(mask, shape)
+    pos = jnp.cumsum(m.reshape(-1)) - 1
+    src = source.reshape(-1)
+    if not src.size:
+        return x  # PyTorch checked there is nothing to write
+    picked = src[jnp.clip(pos, 0, src.size - 1)]
+    return jnp.where(m, picked.reshape(shape), x)
+
+
+def masked_select(input, mask, count):
+    """The elements where ``mask`` (broadcast with ``input``) holds, as a 1-D array.
+
+    ``count`` is the number of true mask elements (a static: the eager layer counts them
+    on the host, as PyTorch synchronises for this op).
+    """
+    _check_bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(input.shape, mask.shape)
+    (idx,) = jnp.nonzero(jnp.broadcast_to(mask, shape).reshape(-1), size=count)
+    return jnp.broadcast_to(input, shape).reshape(-1)[idx]

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes as D
-from ._util import cast, dtype_of, is_scalar
+from ._util import broadcast_shapes, cast, dtype_of, is_scalar
 from .creation import _size
 
 _BOUNDS_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
@@ -110,8 +110,9 @@ def check_normal(dtype: D.dtype, std) -> None:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
 
 
-def uniform(key, input, a=0.0, b=1.0):
-    """The values ``input.uniform_(a, b)`` writes (complex: each part on ``[a, b)``)."""
+def uniform(key, input, low=0.0, high=1.0):
+    """The values ``input.uniform_(from, to)`` writes (complex: each part on ``[from, to)``)."""
+    a, b = low, high
     d = dtype_of(input)
     check_uniform(d, a, b)
     if d._kind == 3:
@@ -132,3 +133,164 @@ def normal(key, input, mean=0.0, std=1.0):
         return jax.lax.complex(cast(mean + std * z.real, real), cast(mean + std * z.imag, real))
     z = jax.random.normal(key, input.shape, _sample_dtype(d))
     return cast(mean + std * z, d)
+
+
+# ------------------------------------------------------------------ more distributions
+# In PyTorch these samples are constants to autograd: the gradient of normal(mean, std)
+# with respect to mean and std is zero (not 1 and eps), so every result is stop_gradient.
+
+
+def _floating(kernel: str, d: D.dtype):
+    if d._kind < 2:
+        raise _not_implemented(kernel, d)
+
+
+def randperm(key, n, *, dtype=None):
+    """A random permutation of ``0 .. n-1``."""
+    dtype = dtype or D.int64
+    if dtype._kind in (0, 3):
+        raise _not_implemented("randperm", dtype)
+    return jax.random.permutation(key, _size((n,))[0]).astype(dtype.np)
+
+
+def normal_tensor(key, mean, std=1.0):
+    """torch.normal with a tensor mean and/or std: one draw per broadcast element."""
+    strong = [x for x in (mean, std) if not is_scalar(x) and not getattr(x, "weak_type", False)]
+    dtype = dtype_of(strong[0])
+    _floating("normal_kernel_cpu", dtype)
+    if is_scalar(std) and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shape = broadcast_shapes(jnp.shape(mean), jnp.shape(std))
+    z = _normal01(key, shape, dtype)
+    return jax.lax.stop_gradient(cast(mean, dtype) + cast(std, dtype) * z)
+
+
+def normal_size(key, mean, std, size, *, dtype=None):
+    """torch.normal(mean: float, std: float, size)."""
+    dtype = dtype or D.get_default_dtype()
+    check_normal(dtype, std)
+    return cast(mean + std * _normal01(key, _size(size), dtype), dtype)
+
+
+def bernoulli(key, input, p=None):
+    """1 with probability ``p`` (or each element of ``input``), else 0, in input's dtype."""
+    d = dtype_of(input)
+    if p is None:
+        _floating("bernoulli_tensor_cpu_p_", d)
+        p = input
+    elif is_scalar(p) and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    shape = input.shape
+    if not is_scalar(p):  # p broadcasts into self, never the other way
+        try:
+            p = jnp.broadcast_to(p, shape)
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor ({list(shape)}) must match the "
+                               f"existing size ({list(p.shape)})") from None
+    u = jax.random.uniform(key, shape, jnp.float64 if d is D.float64 else jnp.float32)
+    return jax.lax.stop_gradient((u < p).astype(d.np))
+
+
+def bernoulli_(key, input, p=0.5):
+    """The values ``input.bernoulli_(p)`` writes."""
+    return bernoulli(key, input, p)
+
+
+def poisson(key, input):
+    """Poisson counts with rates ``input``, in input's (floating) dtype."""
+    d = dtype_of(input)
+    _floating("poisson_cpu", d)
+    lam = jax.lax.stop_gradient(input).astype(jnp.float64 if d is D.float64 else jnp.float32)
+    out = jax.random.poisson(key, lam, input.shape, dtype=jnp.int64)
+    return out.astype(d.np)
+
+
+def multinomial(key, input, num_samples, replacement=False):
+    """Category indices drawn with probabilities proportional to each row of ``input``.
+
+    Without replacement this is the Gumbel top-k trick: zero-probability categories come
+    only after every positive one, as PyTorch draws them.
+    """
+    d = dtype_of(input)
+    if d._kind != 2:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{D.legacy_name(d)}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n = input.shape[-1]
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rows = input.reshape(-1, n).astype(jnp.float64 if d is D.float64 else jnp.float32)
+    logits = jnp.log(rows)
+    if replacement:
+        out = jax.random.categorical(key, logits[:, None, :], axis=-1,
+                                     shape=(rows.shape[0], num_samples))
+    else:
+        g = jax.random.gumbel(key, rows.shape, rows.dtype)
+        # Ties among zero-probability categories are broken by the noise as well.
+        keys = jnp.where(rows > 0, logits + g, -1e30 + g)
+        out = jax.lax.top_k(keys, num_samples)[1]
+    out = out.astype(jnp.int64)
+    return out.reshape(num_samples) if input.ndim == 1 else out
+
+
+def _check_param(ok: bool, msg: str):
+    if not ok:
+        raise RuntimeError(msg)
+
+
+def exponential(key, input, lambd=1.0):
+    d = dtype_of(input)
+    if d._kind < 2:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {D.legacy_name(d)}")
+    return cast(jax.random.exponential(key, input.shape, _sample_dtype(d)) / lambd, d)
+
+
+def geometric(key, input, p):
+    d = dtype_of(input)
+    if d is D.bool:
+        raise _not_implemented("geometric_cpu", d)
+    u = jax.random.uniform(key, input.shape, jnp.float64, minval=jnp.finfo(jnp.float64).tiny)
+    return cast(jnp.ceil(jnp.log(u) / jnp.log1p(-p)), d)
+
+
+def log_normal(key, input, mean=1.0, std=2.0):
+    d = dtype_of(input)
+    _floating("log_normal_cpu", d)
+    return cast(jnp.exp(mean + std * jax.random.normal(key, input.shape, _sample_dtype(d))), d)
+
+
+def cauchy(key, input, median=0.0, sigma=1.0):
+    d = dtype_of(input)
+    if d._kind < 2:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {D.legacy_name(d)}")
+    return cast(median + sigma * jax.random.cauchy(key, input.shape, _sample_dtype(d)), d)
+
+
+def random_range(dtype: D.dtype, low, high):
+    """``random_``'s range: ``[low, high)``, or ``[0, high)``, or the whole of the dtype's
+    exactly representable integers when both are None."""
+    if high is None and low is not None:
+        low, high = 0, low
+    if high is None:
+        if dtype._kind == 0:
+            return 0, 2
+        if dtype._kind == 2:
+            return 0, 2 ** (int(jnp.finfo(dtype.np).nmant) + 1) + 1
+        return 0, int(np.iinfo(dtype.np).max) + 1
+    check_randint(low if low is not None else 0, high, dtype)
+    return low or 0, high
+
+
+def random_(key, input, low=None, high=None):
+    """Integers uniform on ``[low, high)`` in input's dtype (``high`` may exceed int64)."""
+    d = dtype_of(input)
+    if high - low > 2**62:  # beyond randint's int64 range: build from 64 random bits
+        bits = jax.random.bits(key, input.shape, jnp.uint64) >> 1
+        return (bits % np.uint64(high - low)).astype(jnp.int64).astype(d.np) + low
+    return jax.random.randint(key, input.shape, low, high, jnp.int64).astype(d.np)

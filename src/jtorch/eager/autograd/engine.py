@@ -137,6 +137,9 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
             if isinstance(node, AccumulateGrad):
                 if accumulate and 0 in grads_in:
                     _accumulate(node.variable, grads_in[0], create_graph)
+                    if node.variable._post_acc_hooks:
+                        for hook in list(node.variable._post_acc_hooks.values()):
+                            hook(node.variable)
                 continue
             out_grads = _call_node(node, grads_in, create_graph)
             if grad_mode._state.anomaly and grad_mode._state.anomaly_nan:

@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 from ... import _dtypes as D
+from ..._device import PLACEMENT
 
 _seq = itertools.count()
 
@@ -21,9 +22,19 @@ FREED_MSG = (
 )
 
 
-@jax.jit
-def _apply_vjp(vjp, cotangents):
-    return vjp(cotangents)
+def torch_vjp(vjp, cotangents):
+    """Apply a JAX VJP with PyTorch's complex convention: PyTorch's gradient of a complex
+    value is the conjugate of JAX's (conjugate Wirtinger vs JAX's), so conjugate the
+    cotangents in and the gradients out. Real values pass through unchanged."""
+    out = vjp(jax.tree.map(_conj, cotangents))
+    return jax.tree.map(_conj, out)
+
+
+def _conj(x):
+    return x.conj() if jax.numpy.iscomplexobj(x) else x
+
+
+_apply_vjp = jax.jit(torch_vjp)
 
 
 # Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
@@ -171,7 +182,10 @@ class OpNode(Node):
         return tuple(out)
 
     def apply_vjp(self, cotangents):
-        return _apply_vjp(self._vjp, cotangents)
+        out = _apply_vjp(self._vjp, cotangents)
+        if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
+            jax.block_until_ready(out)
+        return out
 
 
 class AccumulateGrad(Node):

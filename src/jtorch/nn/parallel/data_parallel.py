@@ -1,13 +1,24 @@
-"""nn.DataParallel and nn.parallel.data_parallel on one device: the module runs as is.
+"""nn.DataParallel: split the batch over several JAX devices in one SPMD program.
 
-Differences from PyTorch: no scatter/replicate/gather over several GPUs; every call runs
-``module`` once on the full batch (what PyTorch does without CUDA). Multi-device work
-belongs to ``jtorch.distributed`` / JAX sharding.
+``DataParallel(module, device_ids)`` runs ``module`` on the batch split along ``dim``
+over the devices ``device_ids`` names (ints index the CUDA devices; default: all of
+them), with the parameters replicated and their gradients summed back into the original
+parameters (see ``_spmd.py``). On a machine without a GPU the devices are JAX's CPU
+devices (several with ``XLA_FLAGS=--xla_force_host_platform_device_count=N``; with one,
+the module just runs, as PyTorch's CPU build does).
+
+Differences from PyTorch: there is one replica, compiled for all the devices, not one
+copy per device run in threads. Statistics over the batch (BatchNorm in training) are
+therefore computed over the whole batch, as SyncBatchNorm would, and BatchNorm's running
+statistics come from the whole batch rather than from the first device's chunk. A batch
+whose size the devices do not divide runs on the largest number of them that do.
 """
 
 from __future__ import annotations
 
+from ... import _device as _dev
 from ..modules.module import Module
+from . import _spmd
 
 __all__ = ["DataParallel", "data_parallel"]
 
@@ -18,21 +29,43 @@ class DataParallel(Module):
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0):
         super().__init__()
         self.module = module
-        self.device_ids = [] if device_ids is None else list(device_ids)
-        self.output_device = output_device
         self.dim = dim
+        gpus = _dev.accelerators()
+        if not gpus and len(_spmd.candidate_devices()) < 2:
+            self.device_ids, self.output_device = [], None
+            return
+        devices = _spmd.jax_devices_for(device_ids)
+        self.device_ids = (list(range(len(devices))) if device_ids is None
+                           else [d if isinstance(d, int) else _dev.device(d).index or 0
+                                 for d in device_ids])
+        self.output_device = output_device if output_device is not None else self.device_ids[0]
+        if gpus:
+            self._check_placement(module, devices[0])
+
+    def _check_placement(self, module, src) -> None:
+        for t in list(module.parameters()) + list(module.buffers()):
+            if src not in t._value.devices():
+                raise RuntimeError(
+                    f"module must have its parameters and buffers on device "
+                    f"{_dev.device('cuda', self.device_ids[0])} (device_ids[0]) but found one "
+                    f"of them on device: {t.device}")
 
     def forward(self, *inputs, **kwargs):
-        return self.module(*inputs, **kwargs)
+        if not self.device_ids:
+            return self.module(*inputs, **kwargs)
+        devices = _spmd.jax_devices_for(self.device_ids)
+        mesh = _spmd.mesh_for(devices, inputs, kwargs, self.dim)
+        if mesh is None:
+            return self.module(*inputs, **kwargs)
+        out = _spmd.jax_devices_for([self.output_device])[0]
+        return _spmd.run(self.module, mesh, inputs, kwargs, out, self.dim)
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim: int = 0,
                   module_kwargs=None):
-    """Evaluate ``module(*inputs, **module_kwargs)``; as PyTorch, only with a GPU."""
-    import jax
-
-    if not any(d.platform == "gpu" for d in jax.devices()):
+    """The functional form of DataParallel; as PyTorch, only with a GPU."""
+    if not _dev.gpu_available():
         raise RuntimeError("device type could not be determined")
     if not isinstance(inputs, tuple):
         inputs = (inputs,) if inputs is not None else ()
-    return module(*inputs, **(module_kwargs or {}))
+    return DataParallel(module, device_ids, output_device, dim)(*inputs, **(module_kwargs or {}))

@@ -1,0 +1,14 @@
+"""Recurrent ops: whole RNN stacks (one kernel per configuration, reached through the
+``nn.RNN``/``LSTM``/``GRU`` modules) and PyTorch's public cell functions."""
+
+from __future__ import annotations
+
+from .._registry import op
+from ..functional import rnn as R
+
+op("_rnn", R.rnn, function=False, method=False, grad_name="CatBackward0",
+   static=("mode", "num_layers", "bidirectional", "batch_first", "has_biases", "proj_size"))
+op("rnn_tanh_cell", R.rnn_tanh_cell, method=False, grad_name="TanhBackward0")
+op("rnn_relu_cell", R.rnn_relu_cell, method=False, grad_name="ReluBackward0")
+op("lstm_cell", R.lstm_cell, method=False, grad_name="MulBackward0")
+op("gru_cell", R.gru_cell, method=False, grad_name="AddBackward0")

@@ -1,0 +1,205 @@
+"""Bindings of the random ops: sampling factories, tensor-parameterised draws, in-place fills.
+
+Every draw takes ``(key, counter)`` from a Generator (the default one unless
+``generator=`` is given) and folds the counter into the key inside the jitted kernel, so
+drawing costs one dispatch and never retraces for a new counter. Draws whose parameters
+are tensors (``normal(mean, std)``, ``bernoulli(p)``, ``poisson(rates)``) go through
+``dispatch.apply`` so that they get PyTorch's (zero) gradient and grad_fn.
+
+Differences from PyTorch: the numbers come from JAX's threefry streams, so a seed gives
+other values than PyTorch's; the same seed gives the same values here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+import jax
+
+from .. import _dtypes as D
+from .. import _registry
+from ..functional import random as FR
+from ..functional.creation import _size
+from . import dispatch
+from .random import default_generator
+from .tensor import Tensor
+
+
+def draw(name, fn, generator, args=(), kwargs=None, operands=(), grad_name=None):
+    """``fn(key, *operands, *args, **kwargs)`` with a fresh key; ``args``/``kwargs`` key the
+    kernel. With ``grad_name`` the draw is recorded for autograd (tensor operands)."""
+    kwargs = kwargs or {}
+    # The default dtype is read while tracing, so it keys the kernel too.
+    statics = (args, *sorted(kwargs.items()), D.get_default_dtype())
+    key, counter = (generator or default_generator).next()
+
+    def kernel(k, c, *ops):
+        return fn(jax.random.fold_in(k, c), *ops, *args, **kwargs)
+
+    if not any(isinstance(o, Tensor) for o in operands):
+        return dispatch._fwd_kernel(("random", name, statics), kernel)(key, counter, *operands)
+    return dispatch.apply(("random", name, statics), kernel, [key, counter, *operands],
+                          grad_name or "", saves="none")
+
+
+def _randint_args(args, kwargs):
+    """(low, high, size) from ``randint(high, size)`` or ``randint(low, high, size)``."""
+    names = ("low", "high", "size") if len(args) + len(kwargs) >= 3 else ("high", "size")
+    bound = dict(zip(names, args, strict=False)) | kwargs
+    low, high, size = bound.pop("low", 0), bound.pop("high", None), bound.pop("size", None)
+    if bound or high is None or not isinstance(size, list | tuple):
+        raise TypeError("randint() received an invalid combination of arguments - expected "
+                        "(int high, tuple of ints size) or (int low, int high, tuple of ints "
+                        "size)")
+    return low, high, tuple(size)
+
+
+def _sized(spec, emit, size_args):
+    """rand/randn/randint/randperm: ``f(*size, generator=, out=, dtype=, ...)``."""
+
+    def sample(*args, generator=None, out=None, dtype=None, layout=None, device=None,
+               requires_grad=False, pin_memory=False, **kwargs):
+        dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
+        if spec.name == "randint":
+            low, high, size = _randint_args(args, kwargs)
+            FR.check_randint(low, high, dtype or D.int64)
+            # The bounds are kernel operands, so new bounds reuse the compiled kernel.
+            bounds = (operator.index(low), operator.index(high))
+            value = draw(spec.name, spec.fn, generator, (_size(size),), {"dtype": dtype}, bounds)
+        elif spec.name == "randperm":
+            n = kwargs.pop("n", args[0] if args else None)
+            if n is None or isinstance(n, bool) or not hasattr(type(n), "__index__"):
+                raise TypeError("randperm(): argument 'n' must be int")
+            value = draw(spec.name, spec.fn, generator, (operator.index(n),), {"dtype": dtype})
+        else:
+            if spec.varargs in kwargs:
+                args = (*args, kwargs.pop(spec.varargs))
+            args = (size_args(spec.name, args),)
+            value = draw(spec.name, spec.fn, generator, args, dict(kwargs, dtype=dtype))
+        return emit(spec.name, value, out, requires_grad, device)
+
+    sample.__name__ = spec.name
+    return sample
+
+
+def _normal(spec, emit, size_args):
+    """torch.normal's four overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor),
+    (float, float, size)."""
+
+    def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+               layout=None, device=None, requires_grad=False, pin_memory=False):
+        if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+            if size is None:
+                raise TypeError(f"normal() received an invalid combination of arguments - got "
+                                f"({type(mean).__name__}, {type(std).__name__})")
+            dtype = D.to_dtype(dtype) if dtype is not None else (
+                out.dtype if out is not None else None)
+            value = draw("normal_size", FR.normal_size, generator,
+                         (float(mean), float(std), size_args("normal", (size,))),
+                         {"dtype": dtype})
+            return emit("normal", value, out, requires_grad, device)
+        if isinstance(std, int | float) and std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        if isinstance(std, Tensor) and std.numel():
+            import numpy as np
+
+            if (np.asarray(std._value) < 0).any():
+                raise RuntimeError("normal expects all elements of std >= 0.0")
+        which = 3 if isinstance(mean, Tensor) and isinstance(std, Tensor) else (
+            1 if isinstance(mean, Tensor) else 2)
+        result = draw("normal", spec.fn, generator, operands=(mean, std),
+                      grad_name=f"NormalBackward{which}")
+        if out is None:
+            return result
+        return emit("normal", result._value, out, False, None)
+
+    return normal
+
+
+def _tensor_draw(spec, emit, size_args):
+    """bernoulli(input, p), poisson(input), multinomial(input, n, replacement)."""
+    params = list(inspect.signature(spec.fn).parameters.values())[2:]
+    statics = set(spec.static)
+
+    def fn(input, *args, generator=None, out=None, **kwargs):
+        bound = inspect.Signature(params).bind(*args, **kwargs)
+        bound.apply_defaults()
+        check = spec.extra.get("check")
+        if check is not None:
+            check({"input": input, **bound.arguments}, {})
+        st = {k: v for k, v in bound.arguments.items() if k in statics}
+        ops = [v for k, v in bound.arguments.items() if k not in statics]
+        result = draw(spec.name, spec.fn, generator, (), st, (input, *ops),
+                      grad_name=spec.grad_name)
+        return result if out is None else emit(spec.name, result._value, out, False, None)
+
+    fn.__name__ = spec.name
+    return fn
+
+
+# ------------------------------------------------------------------ in place: x.normal_() & co.
+
+# PyTorch spells some parameters as Python keywords.
+_RENAMED = {"from": "low", "to": "high"}
+
+
+def _random_inplace(spec):
+    params = list(inspect.signature(spec.fn).parameters.values())[2:]  # after (key, input)
+    sig = inspect.Signature(params)
+    statics = spec.static
+
+    def method(self, *args, generator=None, **kwargs):
+        from . import views
+
+        kwargs = {_RENAMED.get(k, k): v for k, v in kwargs.items()}
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            raise TypeError(f"{spec.name}() received an invalid combination of arguments") from None
+        bound.apply_defaults()
+        vals = {k: v.item() if isinstance(v, Tensor) and spec.name != "bernoulli_" else v
+                for k, v in bound.arguments.items()}
+        check = spec.extra.get("check")
+        if check is not None:
+            vals = check(self.dtype, vals) or vals
+        views.check_inplace(self)
+        st = {k: v for k, v in vals.items() if k in statics}
+        ops = [float(v) if isinstance(v, int) and self.dtype._kind >= 2 else v
+               for k, v in vals.items() if k not in statics]
+        key, counter = (generator or default_generator).next()
+        fn = spec.fn
+
+        def kernel(x, k, c, *o):
+            return fn(jax.random.fold_in(k, c), x, *o, **st)
+
+        name = spec.grad_name
+        if callable(name) and not isinstance(name, str):
+            name = name(st, vals)
+        result = dispatch.apply(("random_", spec.name, tuple(sorted(st.items()))), kernel,
+                                [self, key, counter, *ops], name, saves="none")
+        return views.commit(self, result)
+
+    method.__name__ = spec.name
+    return method
+
+
+def bind(namespace: dict, emit, size_args) -> dict:
+    """Bind every random op: functions into ``namespace``, methods onto Tensor."""
+    bound = {}
+    for spec in {id(s): s for s in _registry.REGISTRY.values()}.values():
+        if spec.kind == "random_":
+            setattr(Tensor, spec.name, _random_inplace(spec))
+            continue
+        if spec.kind != "random":
+            continue
+        if spec.name == "normal":
+            fn = _normal(spec, emit, size_args)
+        elif spec.name in ("bernoulli", "poisson", "multinomial"):
+            fn = _tensor_draw(spec, emit, size_args)
+        else:
+            fn = _sized(spec, emit, size_args)
+        bound[spec.name] = namespace[spec.name] = fn
+        if spec.method:
+            setattr(Tensor, spec.name, fn)
+    return bound

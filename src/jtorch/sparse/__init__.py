@@ -1,0 +1,116 @@
+"""``torch.sparse``: sparse COO tensors (see ``_coo.py``) and their namespace.
+
+``bind(namespace)`` (called by ``jtorch/__init__``) adds ``torch.sparse_coo_tensor`` and
+``torch.spmm``, ``Tensor.to_sparse``/``to_dense``/``sparse_mask``, and routes the few
+torch functions PyTorch lets take a sparse operand (``add``, ``sub``, ``mul``, ``div``,
+``mm``, ``matmul``, ``t``, ``transpose``, ``sum``, ``neg``) to the sparse implementation
+when one of their first two arguments is sparse. Dense calls pay one type check.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from .. import _dtypes as D
+from ..eager.tensor import Tensor
+from . import _coo, _ops
+from ._coo import SparseTensor, sparse_coo_tensor
+from ._ops import mm as _mm
+from ._ops import sparse_mask, to_sparse
+from ._ops import sparse_sum as _sparse_sum
+
+__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "SparseTensor", "addmm", "mm", "sum"]
+
+
+def mm(mat1, mat2) -> Tensor:
+    """``torch.sparse.mm``: sparse @ dense (dense result) or sparse @ sparse (sparse)."""
+    if not isinstance(mat1, SparseTensor) and not isinstance(mat2, SparseTensor):
+        return mat1.mm(mat2)
+    return _mm(mat1, mat2)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0) -> Tensor:
+    """``torch.sparse.addmm``: ``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
+    return mat * beta + _mm(mat1, mat2) * alpha
+
+
+def sum(input, dim=None, dtype=None) -> Tensor:  # noqa: A001 - torch.sparse.sum
+    """``torch.sparse.sum``: over all dims a dense scalar; over some, sparse (coalesced)."""
+    return _sparse_sum(input, dim, dtype)
+
+
+def _legacy(dtype):
+    """``torch.sparse.FloatTensor(indices, values[, size])`` or ``(*size)`` (deprecated)."""
+
+    def new(*args, device=None):
+        if args and isinstance(args[0], Tensor):
+            warnings.warn(
+                "torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
+                "Please use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+                UserWarning, stacklevel=2,
+            )
+            return sparse_coo_tensor(*args)
+        warnings.warn(
+            "torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+            "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=2,
+        )
+        size = args[0] if len(args) == 1 and isinstance(args[0], tuple | list) else args
+        empty = _receiver()
+        return sparse_coo_tensor(Tensor.new_zeros(empty, (len(size), 0), dtype=D.int64),
+                                 Tensor.new_zeros(empty, (0,), dtype=dtype), size)
+
+    new.__name__ = f"{D.legacy_name(dtype)}Tensor"
+    return new
+
+
+def _receiver() -> Tensor:
+    """A dense tensor used only as a factory receiver; made on use, since importing jtorch
+    must not start JAX's backends (``torch.distributed.init_process_group`` comes after)."""
+    import jax.numpy as jnp
+
+    from ..eager.tensor import wrap
+
+    return wrap(jnp.zeros((0,), jnp.float32))
+
+FloatTensor = _legacy(D.float32)
+DoubleTensor = _legacy(D.float64)
+LongTensor = _legacy(D.int64)
+
+
+def _route(dense_fn, sparse_fn):
+    @functools.wraps(dense_fn)
+    def fn(*args, **kwargs):
+        if (args and type(args[0]) is SparseTensor) or (
+                len(args) > 1 and type(args[1]) is SparseTensor):
+            return sparse_fn(*args, **kwargs)
+        return dense_fn(*args, **kwargs)
+
+    return fn
+
+
+_ROUTED = {
+    "add": _ops.add, "sub": _ops.sub, "mul": _ops.mul, "div": _ops.div, "mm": _ops.mm,
+    "matmul": _ops.mm, "t": _ops.t, "transpose": _ops.transpose, "neg": SparseTensor.neg,
+    "sum": lambda input, dim=None, keepdim=False, *, dtype=None: input.sum(dim, keepdim,
+                                                                         dtype=dtype),
+}
+_ROUTED.update({name: getattr(SparseTensor, name) for name in (*_coo.ZERO_PRESERVING, "pow")})
+# Dense receivers PyTorch lets take a sparse argument: dense.add(sparse), dense.mm(sparse)...
+_ROUTED_METHODS = ("add", "sub", "mul", "mm", "matmul")
+
+
+def bind(namespace: dict) -> None:
+    """Install the sparse entry points into the torch namespace and onto Tensor."""
+    for name, sparse_fn in _ROUTED.items():
+        routed = _route(namespace[name], sparse_fn)
+        namespace[name] = routed
+        if name in _ROUTED_METHODS:
+            setattr(Tensor, name, routed)
+    namespace["spmm"] = namespace["mm"]
+    namespace["sparse_coo_tensor"] = sparse_coo_tensor
+    Tensor.to_sparse = to_sparse
+    Tensor.to_sparse_coo = lambda self: to_sparse(self)
+    Tensor.sparse_mask = sparse_mask
+    Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: (
+        self if dtype is None else self.to(dtype))

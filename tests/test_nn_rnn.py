@@ -1,0 +1,226 @@
+"""RNN, LSTM, GRU and their cells against PyTorch: parameters copied from the torch module,
+then outputs, final states and the gradients with respect to inputs, initial states and
+every parameter compared; PackedSequence round trips (unsorted batches), unbatched inputs,
+dropout between layers, parameter layout, initialization and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import check
+
+import jtorch
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 2, 3))  # (T, B, I); batch_first runs read it as (B=3, T=2, I)
+H = {1: RNG.standard_normal((1, 2, 4)), 2: RNG.standard_normal((2, 2, 4)),
+     4: RNG.standard_normal((4, 2, 4))}
+
+
+def _copy(tm, jm):
+    jm.load_state_dict({k: jtorch.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+
+
+def _flat(y):
+    if isinstance(y, tuple | list):
+        return [o for i in y for o in _flat(i)]
+    if hasattr(y, "batch_sizes"):  # a PackedSequence: its data carries the gradient
+        return [y.data]
+    return [y]
+
+
+def _backward(t, y):
+    outs = [o for o in _flat(y) if o.requires_grad]
+    loss = sum((o * t.tensor(np.linspace(0.5, 1.5, o.numel()).reshape(tuple(o.shape)))).sum()
+               for o in outs)
+    loss.backward()
+
+
+def _program(make, run, train=False):
+    """``run(t, module)`` returns (result, tensors whose grads to compare) on both backends,
+    torch's parameters copied into jtorch's module."""
+    torch.manual_seed(0)
+    reference = make(torch)
+
+    def prog(t):
+        m = reference if t is torch else make(t)
+        if t is jtorch:
+            _copy(reference, m)
+        m.train(train)
+        y, leaves = run(t, m)
+        _backward(t, y)
+        grads = {n: p.grad for n, p in m.named_parameters()}
+        for p in m.parameters():
+            p.grad = None
+        return y, [x.grad for x in leaves], grads
+
+    return prog
+
+
+def _leaf(t, a):
+    return t.tensor(a, requires_grad=True)
+
+
+def _plain(t, m, hx=None):
+    x = _leaf(t, X)
+    if hx is None:
+        return m(x), [x]
+    if isinstance(hx, tuple):
+        hs = tuple(_leaf(t, h) for h in hx)
+        return m(x, hs), [x, *hs]
+    h = _leaf(t, hx)
+    return m(x, h), [x, h]
+
+
+CASES = [
+    ("rnn_tanh_2l_bi", lambda t: t.nn.RNN(3, 4, num_layers=2, bidirectional=True,
+                                          dtype=t.float64), H[4]),
+    ("rnn_relu_bf", lambda t: t.nn.RNN(3, 4, nonlinearity="relu", batch_first=True,
+                                       dtype=t.float64), None),
+    ("lstm_proj_bi", lambda t: t.nn.LSTM(3, 4, proj_size=2, bidirectional=True,
+                                         dtype=t.float64), None),
+    ("gru_nobias_bf", lambda t: t.nn.GRU(3, 4, bias=False, batch_first=True, dtype=t.float64),
+     None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_module_matches_torch(case):
+    _, make, hx = case
+    check(_program(make, lambda t, m: _plain(t, m, hx)), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_unbatched_input(kind):
+    def run(t, m):
+        x = _leaf(t, X[:, 0])
+        if kind == "LSTM":
+            hs = (_leaf(t, H[2][:, 0]), _leaf(t, H[2][:, 1]))
+            return m(x, hs), [x, *hs]
+        h = _leaf(t, H[2][:, 0])
+        return m(x, h), [x, h]
+
+    check(_program(lambda t: getattr(t.nn, kind)(3, 4, bidirectional=True, dtype=t.float64),
+                   run), rtol=1e-6, atol=1e-8)
+
+
+def _packed_run(lengths, batch_first=False, with_hx=False, lstm=True):
+    def run(t, m):
+        x = _leaf(t, np.swapaxes(X, 0, 1) if batch_first else X)
+        packed = t.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                                     enforce_sorted=False)
+        leaves = [x]
+        hx = None
+        if with_hx:
+            hx = tuple(_leaf(t, H[2]) for _ in range(2 if lstm else 1))
+            leaves += hx
+            hx = hx if lstm else hx[0]
+        out, states = m(packed, hx)
+        padded = t.nn.utils.rnn.pad_packed_sequence(out, batch_first=batch_first)
+        return (tuple(out), padded, states), leaves
+
+    return run
+
+
+@pytest.mark.parametrize("case", [
+    ("lstm_bi", lambda t: t.nn.LSTM(3, 4, bidirectional=True, dtype=t.float64), [2, 3], False,
+     True, True),
+    ("gru_2l_bf", lambda t: t.nn.GRU(3, 4, 2, batch_first=True, dtype=t.float64), [1, 2],
+     True, True, False),
+    ("rnn_bi_nohx", lambda t: t.nn.RNN(3, 4, bidirectional=True, dtype=t.float64), [3, 1],
+     False, False, False),
+], ids=lambda c: c[0])
+def test_packed_sequence(case):
+    """Packed in, packed out (same batch_sizes and indices); final states at each sequence's
+    own length, in the caller's order; gradients through pack and unpack."""
+    _, make, lengths, batch_first, with_hx, lstm = case
+    check(_program(make, _packed_run(lengths, batch_first, with_hx, lstm)), rtol=1e-6,
+          atol=1e-8)
+
+
+def test_dropout_between_layers_in_training():
+    """p=1 zeroes every layer's output but the last: deterministic, so comparable. The
+    evaluation run (no dropout) also checks a two-layer LSTM with given (h0, c0)."""
+    make = lambda t: t.nn.LSTM(3, 4, 2, dropout=1.0, dtype=t.float64)  # noqa: E731
+    hx = (H[2], H[2][::-1].copy())
+    check(_program(make, lambda t, m: _plain(t, m, hx), train=True), rtol=1e-6, atol=1e-8)
+    check(_program(make, lambda t, m: _plain(t, m, hx), train=False), rtol=1e-6, atol=1e-8)
+
+
+def test_dropout_changes_training_output():
+    m = jtorch.nn.LSTM(3, 4, 2, dropout=0.5, dtype=jtorch.float64)
+    x = jtorch.tensor(X, requires_grad=True)  # the kernels the test above compiled
+    hx = tuple(jtorch.tensor(h, requires_grad=True) for h in (H[2], H[2]))
+    a, b = m(x, hx)[0], m(x, hx)[0]
+    assert not bool((a == b).all())
+    m.eval()
+    assert bool((m(x, hx)[0] == m(x, hx)[0]).all())
+
+
+def test_parameters_layout_and_init():
+    def prog(t):
+        t.manual_seed(0)
+        m = t.nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2, bias=True)
+        g = t.nn.GRU(3, 4, bias=False)
+        shapes = [(n, tuple(p.shape)) for n, p in m.named_parameters()]
+        all_w = [[tuple(p.shape) for p in ws] for ws in m.all_weights]
+        m.flatten_parameters()
+        return (shapes, all_w, [n for n, _ in g.named_parameters()],
+                list(m.state_dict()), repr(m), repr(g), m._flat_weights_names)
+
+    check(prog)
+
+
+def test_init_distribution():
+    m = jtorch.nn.RNN(3, 100)
+    w = np.asarray(m.weight_hh_l0.detach()._value)
+    assert np.abs(w).max() <= 0.1 and np.abs(w).max() > 0.09 and abs(w.mean()) < 0.005
+
+
+@pytest.mark.parametrize("cell", [
+    ("rnn_tanh", lambda t: t.nn.RNNCell(3, 4, dtype=t.float64), 1),
+    ("rnn_relu", lambda t: t.nn.RNNCell(3, 4, nonlinearity="relu", bias=False,
+                                        dtype=t.float64), 1),
+    ("lstm", lambda t: t.nn.LSTMCell(3, 4, dtype=t.float64), 2),
+    ("gru", lambda t: t.nn.GRUCell(3, 4, dtype=t.float64), 1),
+], ids=lambda c: c[0])
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+@pytest.mark.parametrize("with_hx", [True, False], ids=["hx", "nohx"])
+def test_cells(cell, batched, with_hx):
+    _, make, states = cell
+
+    def run(t, m):
+        x = _leaf(t, X[0] if batched else X[0, 0])
+        if not with_hx:
+            return m(x), [x]
+        hs = [_leaf(t, H[2][i] if batched else H[2][i, 0]) for i in range(states)]
+        return m(x, hs[0] if states == 1 else tuple(hs)), [x, *hs]
+
+    check(_program(make, run), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda t: t.nn.LSTM(3, 4)(t.ones(2, 3, 2, 3)),  # 4-D input
+    lambda t: t.nn.GRU(3, 4)(t.ones(3, 2, 3), t.zeros(2, 2, 4)),  # wrong hidden size
+    lambda t: t.nn.RNN(3, 4)(t.ones(3, 2, 3), t.zeros(2, 4)),  # 2-D hx for batched input
+    lambda t: t.nn.LSTM(3, 4)(t.ones(3, 2, 3), (t.zeros(1, 2, 4), t.zeros(1, 3, 4))),
+    lambda t: t.nn.LSTM(3, 4)(t.ones(3, 2, 5)),  # wrong input size
+    lambda t: t.nn.RNN(3, 4)(t.ones(3, 2, 3, dtype=t.float64)),  # dtype mismatch
+    lambda t: t.nn.GRU(3, 4, proj_size=2),
+    lambda t: t.nn.LSTM(3, 4, proj_size=4),
+    lambda t: t.nn.RNN(3, 4, nonlinearity="gelu"),
+    lambda t: t.nn.LSTM(3, 4, dropout=1.5),
+    lambda t: t.nn.LSTMCell(3, 4)(t.ones(1, 2, 3)),
+    lambda t: t.nn.GRUCell(3, 4)(t.ones(2, 3), t.ones(1, 2, 4)),
+    lambda t: t.nn.RNNCell(3, 4)(t.ones(2, 5)),
+])
+def test_errors(bad):
+    expected, _ = check(bad)
+    assert isinstance(expected, Exception)
+
+
+def test_dropout_warning_for_one_layer():
+    for t in (torch, jtorch):
+        with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater"):
+            t.nn.GRU(3, 4, dropout=0.2)
