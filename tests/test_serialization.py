@@ -195,3 +195,48 @@ def test_tensor_saved_on_cuda_without_gpu_raises():
     e, a = check(lambda t: t.load(io.BytesIO(data)))
     assert isinstance(e, RuntimeError)
     check(lambda t: t.load(io.BytesIO(data), map_location="cpu")["x"])
+
+
+def _model_and_optimizer(t):
+    t.manual_seed(0)
+    # No bias feeds the BatchNorm: its gradient would be rounding noise that Adam amplifies.
+    model = t.nn.Sequential(t.nn.Linear(3, 4, bias=False), t.nn.BatchNorm1d(4), t.nn.ReLU(),
+                            t.nn.Linear(4, 2))
+    opt = t.optim.Adam(model.parameters(), lr=0.01)
+    x = t.tensor(np.linspace(-1, 1, 15).reshape(5, 3), dtype=t.float32)
+    for _ in range(2):
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        opt.step()
+    return model, opt, x
+
+
+@pytest.mark.parametrize("direction", ["torch->jtorch", "jtorch->torch"])
+def test_module_and_optimizer_state_dicts_cross(direction):
+    """A training checkpoint (model with BatchNorm buffers + Adam state) written by one
+    library resumes in the other: after loading and one more step, both agree."""
+    src, dst = (torch, jtorch) if direction == "torch->jtorch" else (jtorch, torch)
+    model, opt, x_src = _model_and_optimizer(src)
+    ckpt = _roundtrip(src, dst, {"model": model.state_dict(), "optim": opt.state_dict()})
+    model2, opt2, x_dst = _model_and_optimizer(dst)  # trained from its own init, then loaded
+    model2.load_state_dict(ckpt["model"])
+    opt2.load_state_dict(ckpt["optim"])
+    for m, o, x in ((model, opt, x_src), (model2, opt2, x_dst)):
+        o.zero_grad()
+        m(x).pow(2).mean().backward()
+        o.step()
+    pairs = ((model, opt), (model2, opt2)) if src is torch else ((model2, opt2), (model, opt))
+    (tm, to), (jm, jo) = pairs
+    assert_same(tm.state_dict(), jm.state_dict(), rtol=1e-4, atol=1e-5)  # float32 + Adam
+    assert_same(to.state_dict(), jo.state_dict(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("direction", ["torch->jtorch", "jtorch->torch"])
+def test_parameters_stay_parameters(direction):
+    src, dst = (torch, jtorch) if direction == "torch->jtorch" else (jtorch, torch)
+    p = src.nn.Parameter(src.arange(3.0))
+    frozen = src.nn.Parameter(src.ones(2), requires_grad=False)
+    out = _roundtrip(src, dst, {"p": p, "frozen": frozen})
+    assert type(out["p"]).__name__ == "Parameter" and out["p"].requires_grad
+    assert type(out["frozen"]).__name__ == "Parameter" and not out["frozen"].requires_grad
+    assert out["p"].tolist() == [0.0, 1.0, 2.0]
