@@ -30,6 +30,12 @@ __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"
 from ._utils.worker import get_worker_info  # noqa: E402
 
 
+def _accelerator_available() -> bool:
+    from ... import cuda
+
+    return cuda.is_available()
+
+
 class _InfiniteConstantSampler(Sampler):
     """Keys for an iterable dataset: None, forever (the dataset decides when to stop)."""
 
@@ -90,7 +96,7 @@ class DataLoader:
                          drop_last, timeout, prefetch_factor, persistent_workers)
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
-        if pin_memory:
+        if pin_memory and not _accelerator_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
         iterable = isinstance(dataset, IterableDataset)
