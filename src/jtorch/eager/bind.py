@@ -67,8 +67,8 @@ def call(spec, names, vals, statics, out=None):
     # True == 1 and hash alike: without the flags, std(x, True) (unbiased) would reuse the
     # kernel of std(x, 1) (dim 1).
     # The default dtype is read while tracing (int -> float results), so it keys the kernel.
-    key = (spec.name, names, tuple(lens), statics, tuple(type(s) is bool for s in statics),
-           _dtypes._default[0])
+    key = (spec.name, names, tuple(lens), statics,
+           tuple(type(s) is bool for s in statics) if statics else (), _dtypes._default[0])
     fn = _FNS.get(key)
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
