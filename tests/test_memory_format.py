@@ -159,7 +159,6 @@ def test_conv3d_channels_last_3d_and_grads():
     check(prog, strides=True)
 
 
-@pytest.mark.xfail(strict=True, reason="nn.Module.to ignores memory_format (nn/modules/module.py)")
 def test_module_to_channels_last():
     def prog(torch):
         conv = torch.nn.Conv2d(3, 4, 3).to(memory_format=torch.channels_last)

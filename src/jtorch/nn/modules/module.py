@@ -464,6 +464,7 @@ class Module:
         from ...eager.methods import _parse_to
 
         device, dtype, _ = _parse_to(args, kwargs)
+        memory_format = kwargs.get("memory_format")
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
@@ -480,6 +481,8 @@ class Module:
             kw = {} if device is None else {"device": device}
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 kw["dtype"] = dtype
+            if memory_format is not None and t.dim() in (4, 5):  # as PyTorch: 4-d/5-d only
+                kw["memory_format"] = memory_format
             return t.to(**kw) if kw else t
 
         return self._apply(convert)
