@@ -29,22 +29,10 @@ class LayerNorm(Module):
         kw = dict(device=device, dtype=dtype)
         self.normalized_shape = _shape(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(jtorch.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(jtorch.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, kw)
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -66,22 +54,10 @@ class GroupNorm(Module):
         kw = dict(device=device, dtype=dtype)
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(jtorch.empty(num_channels, **kw))
-            if bias:
-                self.bias = Parameter(jtorch.empty(num_channels, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, affine, bias, num_channels, kw)
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -131,3 +107,18 @@ class RMSNorm(Module):
     def extra_repr(self) -> str:
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}"
                 .format(**self.__dict__))
+
+
+def _affine_parameters(module, affine: bool, bias: bool, shape, kw) -> None:
+    """weight (and bias) Parameters of ``shape``, or registered as None; then initialised."""
+    module.register_parameter("weight", Parameter(jtorch.empty(shape, **kw)) if affine else None)
+    module.register_parameter("bias", Parameter(jtorch.empty(shape, **kw))
+                              if affine and bias else None)
+    module.reset_parameters()
+
+
+def _reset_affine(module) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
