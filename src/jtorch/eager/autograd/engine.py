@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._device import PLACEMENT
 from .. import dispatch
 from ..tensor import Tensor, wrap
 from . import grad_mode
@@ -244,6 +245,8 @@ def _accumulate(var: Tensor, g, create_graph: bool) -> None:
         from ..views import write
 
         write(var._grad, _add(var._grad._value, g._value))
+    if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: the summed gradient is waited for too
+        jax.block_until_ready(var._grad._value)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
