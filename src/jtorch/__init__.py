@@ -137,3 +137,7 @@ from .amp import (  # noqa: E402
 )
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
+
+# torch.compile (issue 11).
+from . import _dynamo, compiler  # noqa: E402
+from .compiler import compile  # noqa: E402

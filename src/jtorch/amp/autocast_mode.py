@@ -28,6 +28,13 @@ _enabled: dict = {}  # device type -> bool
 _dtype: dict = {}  # device type -> dtype
 
 
+def state_key() -> tuple:
+    """The autocast state as a hashable value (part of torch.compile's guard key)."""
+    if not _enabled:
+        return ()
+    return tuple(_enabled.items()) + tuple(_dtype.items())
+
+
 def is_autocast_available(device_type: str) -> bool:
     return device_type in _DEFAULT_DTYPE
 

@@ -14,6 +14,7 @@ import jax
 import numpy as np
 
 from .._device import PLACEMENT
+from . import hooks
 from .autograd import grad_mode
 from .autograd.node import OpNode, torch_vjp
 from .tensor import Tensor, wrap
@@ -89,6 +90,11 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     flat = out if isinstance(out, tuple) else (out,)
     outs = [wrap(o) for o in flat]
     edges, diff_edges, saved = [], [], []
+    rec = hooks.RECORDER
+    if rec is not None:  # torch.compile: inputs needing grad from outside the traced region
+        for i in diff_idx:
+            if rec.is_outside(args[i]):
+                rec.outside_input(args[i])
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             # Integer and bool operands (indices, masks, conditions) are not differentiable

@@ -12,6 +12,7 @@ import jax
 import numpy as np
 
 from .._device import CPU, device
+from . import hooks
 
 _DEFAULT_SEED = 67280421310721
 
@@ -42,11 +43,19 @@ class Generator:
 
     def next(self):
         """(key, counter) for one draw; the kernel folds the counter into the key."""
+        if hooks.RECORDER is not None:  # torch.compile: the key and counter are traced inputs
+            return hooks.RECORDER.rng(self)
         c = self._counter
         self._counter = c + 1
         if self._key is None:
             self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
         return self._key, c
+
+    def _peek(self, n: int = 0):
+        """(key, counter) of the draw ``n`` draws ahead, without drawing."""
+        if self._key is None:
+            self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
+        return self._key, self._counter + n
 
     def get_state(self):
         """A uint8 tensor of 16 bytes: the seed and the number of draws made since."""

@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtypes as D
 from .. import _strides
 from .._device import device, device_of
+from . import hooks
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .storage import Storage, VersionCounter
@@ -349,6 +350,8 @@ class Tensor:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
+        if self._requires_grad != bool(requires_grad):
+            hooks.tensor_changed(self)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -391,6 +394,8 @@ class Tensor:
 
     @property
     def grad(self):
+        if hooks.RECORDER is not None:
+            hooks.slot_read(self, "_grad")
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             import warnings
 
@@ -416,6 +421,8 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different type")
             if value._shape != self._shape:
                 raise RuntimeError("assigned grad has data of a different size")
+        if value is not self._grad:
+            hooks.slot_write(self, "_grad")
         self._grad = value
 
     @property
@@ -491,6 +498,7 @@ class Tensor:
 
     @data.setter
     def data(self, new: Tensor) -> None:
+        hooks.tensor_changed(self)
         self._storage, self._chain, self._vc = new._storage, new._chain, new._vc
         self._shape, self._stride, self._offset = new._shape, new._stride, new._offset
         self.dtype, self._cache_src, self._device = new.dtype, None, new._device

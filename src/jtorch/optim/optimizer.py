@@ -20,6 +20,7 @@ from typing import Any
 
 import jax
 
+from ..eager import hooks
 from ..eager.autograd.grad_mode import enable_grad, no_grad
 from ..eager.autograd.node import RemovableHandle
 from ..eager.tensor import Tensor, wrap
@@ -195,6 +196,7 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``state_dict()``. State tensors are shared, not copied, except that
         floating state is cast to its parameter's dtype (``step`` is kept as it is)."""
+        hooks.python_write(self)
         state_dict = state_dict.copy()
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = hook(self, state_dict)
@@ -248,6 +250,7 @@ class Optimizer:
         """Add a group of parameters with its own options (missing ones from ``defaults``)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        hooks.python_write(self)
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -328,9 +331,12 @@ def _kernel(update, statics: tuple):
 
 
 def _operand(x):
-    """A hyperparameter as a kernel operand: a Python float, or a tensor's 0-d value."""
+    """A hyperparameter as a kernel operand: a Python float, a tensor's 0-d value, or (in a
+    torch.compile trace) a traced scalar."""
     if isinstance(x, Tensor):
         return x._value.reshape(())
+    if isinstance(x, jax.Array):
+        return x
     return float(x)
 
 
@@ -395,16 +401,27 @@ class _FunctionalOptimizer(Optimizer):
         if not params:
             return
         states = []
+        rec = hooks.RECORDER
         for p in params:
+            if rec is not None:
+                rec.slot_read(self.state, p)
             state = self.state.get(p)
             if not state:
                 state = {k: _state_tensor(v, p) for k, v in self._init_state(p, group).items()}
                 if state:
+                    hooks.slot_write(self.state, p)
                     self.state[p] = state
+                    if rec is not None:
+                        rec.born_object(state)
             states.append(state or {})
         values = [{k: v._value for k, v in s.items() if isinstance(v, Tensor)} for s in states]
-        hyper = {k: _operand(v) for k, v in self._hyper(group).items()}
-        kernel = _kernel(type(self)._update, tuple(sorted(self._statics(group).items())))
+        hyper = self._hyper(group)
+        statics = self._statics(group)
+        if rec is not None:  # torch.compile: Python numbers become traced scalars
+            hyper = rec.hyper(self, group, hyper)
+            rec.group(self, group, statics)
+        hyper = {k: _operand(v) for k, v in hyper.items()}
+        kernel = _kernel(type(self)._update, tuple(sorted(statics.items())))
         out = kernel([p._value for p in params], [p.grad._value for p in params], values, hyper)
         for p, state, (new_p, new_s) in zip(params, states, out, strict=True):
             write(p, new_p)
@@ -413,7 +430,20 @@ class _FunctionalOptimizer(Optimizer):
                 if isinstance(t, Tensor) and t._shape == v.shape and t.dtype.np == v.dtype:
                     write(t, v)
                 else:
-                    self.state[p][k] = _state_tensor(v, p)
+                    _new_state(self.state, p, k, _state_tensor(v, p))
+
+
+def _new_state(table, p, key, t) -> None:
+    """Add state ``key`` of parameter ``p`` (torch.compile replays it as a slot)."""
+    state = table.get(p)
+    if state is None:
+        hooks.slot_write(table, p)
+        state = table[p] = {}
+        if hooks.RECORDER is not None:
+            hooks.RECORDER.born_object(state)
+    else:
+        hooks.slot_write(state, key)
+    state[key] = t
 
 
 def _state_tensor(value, p: Tensor) -> Tensor:

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..._device import PLACEMENT
-from .. import dispatch
+from .. import dispatch, hooks
 from ..tensor import Tensor, wrap
 from . import grad_mode
 from .node import AccumulateGrad, OpNode
@@ -114,6 +114,8 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
     """Propagate from ``roots_t``. ``capture``: {(node, nr): slot} whose grads to return."""
     if retain_graph is None:
         retain_graph = create_graph
+    if hooks.RECORDER is not None:
+        hooks.RECORDER.backward_called = True
     roots, seeds = _seed(roots_t, grads)
     deps, nodes = _collect(roots)
     targets = None if capture is None or accumulate else {n for n, _ in capture}
@@ -235,7 +237,10 @@ def _maybe_tensor(g):
 
 def _accumulate(var: Tensor, g, create_graph: bool) -> None:
     g = _as_tensor(g)
+    if hooks.RECORDER is not None:
+        hooks.slot_read(var, "_grad")
     if var._grad is None:
+        hooks.slot_write(var, "_grad")
         var._grad = g if create_graph else wrap(g._value)
         if var._stride is not None and var._stride != g.stride():
             var._grad._stride = var._stride  # PyTorch's gradient layout contract

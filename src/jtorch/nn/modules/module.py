@@ -18,6 +18,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 
+from ...eager import hooks
 from ...eager.autograd import grad_mode
 from ...eager.tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -108,6 +109,29 @@ def _run_hooks(hooks, *args):
         hook(*args)
 
 
+def _note_change(module, d, name, value) -> None:
+    """Tell torch.compile about an attribute change: a buffer replaced inside a trace is a
+    tensor slot (replayed by the program); anything else is a Python change."""
+    buffers = d.get("_buffers")
+    if buffers is not None and name in buffers:
+        if buffers[name] is value:
+            return
+        if hooks.RECORDER is not None and isinstance(value, Tensor):
+            hooks.slot_write(buffers, name)
+            return
+    elif d.get(name, _UNSET) is value:
+        return
+    else:
+        for table in ("_parameters", "_modules"):
+            t = d.get(table)
+            if t is not None and name in t and t[name] is value:
+                return
+    hooks.python_write(module)
+
+
+_UNSET = object()
+
+
 class Module:
     """Base class for all neural network modules."""
 
@@ -123,6 +147,8 @@ class Module:
         if self.call_super_init is False and args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
+        if hooks.RECORDER is not None:  # a module built inside a compile trace is its own
+            hooks.RECORDER.born_object(self)
         setattr_ = super().__setattr__
         setattr_("training", True)
         setattr_("_parameters", {})
@@ -277,6 +303,7 @@ class Module:
     def __setattr__(self, name: str, value) -> None:
         d = self.__dict__
         params = d.get("_parameters")
+        _note_change(self, d, name, value)
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
@@ -310,6 +337,7 @@ class Module:
             super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
+        hooks.python_write(self)
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:

@@ -1,0 +1,435 @@
+"""A compiled callable: guard key, cache of programs, retraces, and the eager fallback.
+
+Each call computes a guard key (argument shapes, dtypes, grad flags and view structure;
+Python scalars and other objects passed; grad/autocast modes; the default dtype; Python
+numbers the function reads from its closure and globals) and looks up the programs traced
+for it. A program is reused while the structural epochs (``jtorch.eager.hooks.EPOCH``) are
+those it left behind; after a slot change (a ``.grad`` set to None, optimizer state
+created) its slot guards decide; after a Python change (a module attribute, a ``training``
+flag) it retraces and keeps the executable when the new trace is the same program. Past
+the recompile limit, or when a call cannot be traced, the call runs eagerly.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import os
+import sys
+import traceback
+import warnings
+import weakref
+
+import jax
+
+from .. import _dtypes as D
+from ..amp import autocast_mode as _autocast
+from ..eager import hooks
+from ..eager.autograd import grad_mode
+from ..eager.tensor import Tensor
+from . import _program as P
+from . import _record as R
+from .config import config
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+_SCALARS = (int, float, bool, str, type(None), complex)
+_TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                  jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError,
+                  jax.errors.UnexpectedTracerError, R.GraphBreak)
+_STATS = {"calls": 0, "compiled_calls": 0, "eager_calls": 0, "traces": 0, "compiles": 0,
+          "recompiles": []}
+
+
+class TorchDynamoException(RuntimeError):
+    """Base class of the compiler's errors (PyTorch's name)."""
+
+
+class Unsupported(TorchDynamoException):
+    """``fullgraph=True`` and the call cannot be traced into one program."""
+
+
+class _Entry:
+    """A program valid for one guard key, with the epochs it left behind."""
+
+    __slots__ = ("prog", "epoch", "eager")
+
+    def __init__(self, prog=None, eager: str | None = None):
+        self.prog, self.epoch, self.eager = prog, None, eager
+
+
+class CompiledFunction:
+    """What ``torch.compile(fn)`` returns for a function (or a bound method)."""
+
+    def __init__(self, fn, *, fullgraph=False, dynamic=None, name=None):
+        self._fn = fn
+        self._fullgraph = fullgraph
+        self._dynamic = dynamic
+        self._cache: dict = {}
+        self._plans: dict = {}  # key -> Plan: later traces start from what earlier found
+        self._traces = 0
+        self._limit_warned = False
+        self._warned: set = set()
+        code_fn = getattr(fn, "__func__", fn)
+        self._globals = getattr(code_fn, "__globals__", {})
+        code = getattr(code_fn, "__code__", None)
+        self._global_names = tuple(code.co_names) if code is not None else ()
+        self._closure = getattr(code_fn, "__closure__", None) or ()
+        self._name = name or getattr(fn, "__qualname__", type(fn).__name__)
+        functools.update_wrapper(self, fn, updated=())
+        _LIVE.add(self)
+
+    # ------------------------------------------------------------ the call
+
+    def __call__(self, *args, **kwargs):
+        if hooks.RECORDER is not None or not config.enabled:  # nested: inline
+            return self._fn(*args, **kwargs)
+        _STATS["calls"] += 1
+        tensors, key = self._key(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is not None:
+            if entry.eager is not None:
+                return self._eager(args, kwargs)
+            if self._valid(entry, tensors):
+                return self._run(entry, args, tensors)
+        return self._retrace(key, entry, args, kwargs, tensors)
+
+    def _key(self, args, kwargs):
+        tensors: list = []
+        sig: list = []
+        _flatten(args, tensors, sig)
+        if kwargs:
+            sig.append(tuple(kwargs))
+            _flatten(tuple(kwargs.values()), tensors, sig)
+        g = self._globals
+        for n in self._global_names:
+            v = g.get(n, _ABSENT)
+            if v is not _ABSENT and type(v) in _SCALARS:
+                sig.append((n, v))
+        for c in self._closure:
+            try:
+                v = c.cell_contents
+            except ValueError:
+                continue
+            if type(v) in _SCALARS:
+                sig.append(v)
+        sig.append(_layout(tensors))
+        st = grad_mode._state
+        sig.append((st.enabled, st.inference, D._default[0], _autocast.state_key()))
+        return tensors, tuple(sig)
+
+    def _valid(self, entry, tensors) -> bool:
+        epoch = hooks.EPOCH
+        e = entry.epoch
+        if e[0] == epoch[0] and e[1] == epoch[1]:
+            ok = True
+        elif e[1] != epoch[1]:
+            return False
+        else:
+            ok = all(R.slot_get(P._resolve(ref, tensors), k) is start
+                     for ref, k, start in entry.prog.guards)
+        if ok and entry.prog.groups:
+            ok = all(opt._statics(group) == statics for opt, group, statics in entry.prog.groups)
+        return ok
+
+    def _run(self, entry, args, tensors):
+        prog = entry.prog
+        storages = [t._storage for t in tensors]
+        storages = list(dict.fromkeys(storages)) if len(storages) > 1 else storages
+        leaves = P.gather(prog.plan, tensors, storages)
+        node = None
+        if prog.vjp_exe is not None and grad_mode._state.enabled:
+            outs, vjp = prog.vjp_exe(*leaves)
+            user = P.write_back(prog, tensors, storages, outs)
+            diff = [v for v, f in zip(user, prog.diff_mask, strict=True) if f]
+            node = P.region_node(prog, vjp, tensors, diff)
+        else:
+            outs = prog.exe(*leaves)
+            user = P.write_back(prog, tensors, storages, outs)
+        if prog.stable is None:  # does a run leave the slots as it found them?
+            prog.stable = all(R.slot_get(P._resolve(ref, tensors), k) is start
+                              for ref, k, start in prog.guards)
+        entry.epoch = (hooks.EPOCH[0] if prog.stable else -1, hooks.EPOCH[1])
+        _STATS["compiled_calls"] += 1
+        return P.wrap_outputs(prog, user, tensors, node)
+
+    def _eager(self, args, kwargs):
+        _STATS["eager_calls"] += 1
+        return self._fn(*args, **kwargs)
+
+    # ------------------------------------------------------------ tracing
+
+    def _retrace(self, key, old, args, kwargs, tensors):
+        reason = self._reason(key, old)
+        if self._traces >= config.recompile_limit:
+            if not self._limit_warned:
+                self._limit_warned = True
+                warnings.warn(
+                    f"torch.compile: {self._name} hit the recompile limit "
+                    f"(torch._dynamo.config.recompile_limit = {config.recompile_limit}); "
+                    f"running it eagerly from now on. Last retrace: {reason}.",
+                    UserWarning, stacklevel=3)
+            return self._eager(args, kwargs)
+        self._traces += 1
+        if self._traces > 1:
+            _log_recompile(self._name, reason)
+        try:
+            prog = self._build(key, args, kwargs, tensors)
+        except P.Untraceable as exc:
+            return self._untraceable(key, exc, args, kwargs)
+        except Exception:  # noqa: BLE001 - the user's error: eager raises it where it belongs
+            return self._eager(args, kwargs)
+        if prog.python:
+            what = ", ".join(sorted({type(o).__name__ for o in prog.python}))
+            return self._untraceable(key, P.Untraceable(
+                f"it changes Python state ({what} attributes) that a compiled program cannot "
+                "replay"), args, kwargs, permanent=False)
+        entry = _Entry(prog)
+        self._cache[key] = entry
+        return self._run(entry, args, tensors)
+
+    def _reason(self, key, old) -> str:
+        if old is None:
+            if not self._cache:
+                return "first call"
+            return "new guard key (input shapes, dtypes, grad flags, modes or scalars)"
+        if old.epoch is not None and old.epoch[1] != hooks.EPOCH[1]:
+            return "Python state changed (a module attribute, training flag, requires_grad, " \
+                   "parameter group or loaded state)"
+        return "a tensor slot changed (a .grad set or cleared, optimizer state created)"
+
+    def _build(self, key, args, kwargs, tensors):
+        plan = self._plans.get(key) or _seed_plan(self._fn, args)
+        self._plans[key] = plan
+        region = plan.region
+        grad_flags = None
+        for _ in range(8):
+            tr = P._Trace(self._fn, args, kwargs, tensors, plan, region)
+            leaves = tr.leaves()
+            target = tr.pure
+            if region and grad_mode._state.enabled:
+                target = _fwd_vjp(tr.pure, len(plan.boundary), grad_flags, tr)
+            _STATS["traces"] += 1
+            try:
+                traced = jax.jit(target).trace(*leaves)
+            except _TRACER_ERRORS as exc:
+                raise P.Untraceable(*_describe(exc)) from exc
+            rec = tr.rec
+            if plan.grow(rec, tr.storages):
+                continue
+            if not region and not rec.backward_called and rec.boundary \
+                    and grad_mode._state.enabled and any(
+                        m[0] == "tensor" and m[2] for m in tr.result[1]):
+                plan.boundary = [_bref(t, tensors) for t in rec.boundary.values()]
+                plan.region = region = True
+                grad_flags = [m[2] for m in tr.result[1] if m[0] == "tensor"]
+                continue
+            break
+        else:
+            raise P.Untraceable("its state kept growing over 8 traces")
+        prog = P.Program(tr)
+        vjp = region and grad_flags is not None
+        if vjp:
+            prog.diff_mask = tr.diff_mask
+            _apply_flags(prog, tr.diff_mask)
+        _STATS["compiles"] += 1
+        exe = traced.lower().compile()
+        if vjp:
+            prog.vjp_exe = exe
+        else:
+            prog.exe = exe
+        return prog
+
+    def _untraceable(self, key, exc, args, kwargs, permanent=True):
+        if self._fullgraph:
+            where = f" at {exc.line}" if exc.line else ""
+            raise Unsupported(
+                f"torch.compile(fullgraph=True) cannot compile {self._name}: {exc.what}{where}. "
+                "Remove fullgraph=True to run such calls eagerly, or move the operation out "
+                "of the compiled function.") from exc.cause
+        msg = f"{exc.what}{' at ' + exc.line if exc.line else ''}"
+        if msg not in self._warned:
+            self._warned.add(msg)
+            warnings.warn(f"torch.compile: running {self._name} eagerly: {msg}.",
+                          UserWarning, stacklevel=3)
+        if permanent:
+            self._cache[key] = _Entry(eager=msg)
+        return self._eager(args, kwargs)
+
+    def reset(self) -> None:
+        self._cache.clear()
+        self._plans.clear()
+        self._traces = 0
+        self._limit_warned = False
+
+    def __get__(self, obj, objtype=None):  # decorating a method compiles per instance call
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+
+_ABSENT = object()
+
+
+def _flatten(obj, tensors, sig) -> None:
+    t = type(obj)
+    if isinstance(obj, Tensor):
+        tensors.append(obj)
+        sig.append(None)
+    elif t is tuple or t is list:
+        sig.append((t, len(obj)))
+        for o in obj:
+            _flatten(o, tensors, sig)
+    elif t is dict:
+        sig.append((dict, tuple(obj)))
+        for o in obj.values():
+            _flatten(o, tensors, sig)
+    elif t in _SCALARS:
+        sig.append((t, obj))
+    else:
+        sig.append((t, id(obj)))
+
+
+def _layout(tensors) -> tuple:
+    out = []
+    for t in tensors:
+        rg = t._requires_grad or t._grad_fn is not None or (t._base is not None
+                                                             and t.requires_grad)
+        if t._chain:
+            st = t._storage.value
+            out.append((t._shape, t.dtype, rg, st.shape, P.S.split_chain(t._chain)[0]))
+        else:
+            out.append((t._shape, t.dtype, rg))
+    if len(tensors) > 1:
+        ids = [id(t._storage) for t in tensors]
+        if len(set(ids)) != len(ids):
+            out.append(tuple(ids.index(i) for i in ids))
+    return tuple(out)
+
+
+def _bref(t, tensors):
+    for i, a in enumerate(tensors):
+        if a is t:
+            return ("arg", i)
+    return t
+
+
+def _apply_flags(prog, mask) -> None:
+    it = iter(mask)
+    for i, m in enumerate(prog.out_meta):
+        if m[0] == "tensor":
+            prog.out_meta[i] = (m[0], m[1], next(it))
+
+
+def _fwd_vjp(pure, nb, grad_flags, tr):
+    """The region's kernel: outputs and the VJP with respect to its first ``nb`` inputs."""
+
+    def fwd_vjp(*leaves):
+        def f(*d):
+            outs = pure(*d, *leaves[nb:])
+            user = [m for m in tr.result[1] if m[0] == "tensor"]
+            mask = [bool(flag) and P.is_float(o.dtype)
+                    for o, flag in zip(outs[:len(user)], grad_flags, strict=True)]
+            tr.diff_mask = mask
+            diff = tuple(o for o, keep in zip(outs, mask, strict=False) if keep)
+            return diff, outs
+
+        _, vjp, outs = jax.vjp(f, *leaves[:nb], has_aux=True)
+        return outs, vjp
+
+    return fwd_vjp
+
+
+def _seed_plan(fn, args) -> P.Plan:
+    """A first plan binding the state of the modules and optimizers ``fn`` can reach
+    directly (its closure, the globals it names, its ``self``, its arguments), so the
+    first call usually traces once instead of twice."""
+    from ..nn.modules.module import Module
+    from ..optim.optimizer import Optimizer
+
+    plan = P.Plan()
+    code_fn = getattr(fn, "__func__", fn)
+    objs = [getattr(fn, "__self__", None), *args]
+    for c in getattr(code_fn, "__closure__", None) or ():
+        try:
+            objs.append(c.cell_contents)
+        except ValueError:
+            pass
+    g = getattr(code_fn, "__globals__", {})
+    code = getattr(code_fn, "__code__", None)
+    objs += [g[n] for n in (code.co_names if code is not None else ()) if n in g]
+    seen: dict = {}
+    for o in objs:
+        if isinstance(o, Module):
+            for t in (*o.parameters(), *o.buffers()):
+                seen.setdefault(id(t._storage), t._storage)
+        elif isinstance(o, Optimizer):
+            for group in o.param_groups:
+                for p in group["params"]:
+                    seen.setdefault(id(p._storage), p._storage)
+                    for v in o.state.get(p, {}).values():
+                        if isinstance(v, Tensor):
+                            seen.setdefault(id(v._storage), v._storage)
+    plan.state = list(seen.values())
+    return plan
+
+
+def _describe(exc):
+    """(what, cause, user line) of an exception raised inside a trace."""
+    what = exc.what if isinstance(exc, R.GraphBreak) else _tracer_what(exc)
+    return what, exc, _user_line(exc)
+
+
+def _tracer_what(exc) -> str:
+    op = None
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        name = frame.f_code.co_filename
+        if _is_ours(name) and not name.endswith(os.path.join("compiler", "_program.py")):
+            op = frame.f_code.co_name
+            break
+    kind = {"TracerBoolConversionError": "a Python branch on a tensor value",
+            "TracerIntegerConversionError": "a tensor value used as a Python int",
+            "TracerArrayConversionError": "a tensor value copied to the host",
+            "ConcretizationTypeError": "a data-dependent value or shape"}.get(
+                type(exc).__name__, type(exc).__name__)
+    return f"{kind}{f' (in {op})' if op else ''}"
+
+
+_JT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_JAX = os.path.dirname(os.path.abspath(jax.__file__))
+
+
+def _is_ours(filename: str) -> bool:
+    return filename.startswith(_JT)
+
+
+def _user_line(exc) -> str:
+    """``file:line: source`` of the innermost frame of user code in the traceback."""
+    found = ""
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        name = frame.f_code.co_filename
+        if name.startswith((_JT, _JAX)) or name.startswith(sys.prefix) or "<" in name:
+            continue
+        src = linecache.getline(name, lineno).strip()
+        found = f"{name}:{lineno}" + (f": {src}" if src else "")
+    return found
+
+
+def _log_recompile(name, reason) -> None:
+    logs = os.environ.get("TORCH_LOGS", "")
+    if "recompiles" in logs.replace("+", "").split(","):
+        print(f"Recompiling function {name}: {reason}", file=sys.stderr)
+    _STATS["recompiles"].append((name, reason))
+
+
+def stats() -> dict:
+    """Counters of compiled calls: calls, compiled_calls, eager_calls, traces, compiles, and
+    the (function, reason) of every retrace."""
+    return {**_STATS, "recompiles": list(_STATS["recompiles"])}
+
+
+def reset() -> None:
+    for f in list(_LIVE):
+        f.reset()
+    for k in ("calls", "compiled_calls", "eager_calls", "traces", "compiles"):
+        _STATS[k] = 0
+    _STATS["recompiles"].clear()
