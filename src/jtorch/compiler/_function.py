@@ -74,7 +74,7 @@ class CompiledFunction:
         code = getattr(code_fn, "__code__", None)
         self._global_names = tuple(code.co_names) if code is not None else ()
         self._closure = getattr(code_fn, "__closure__", None) or ()
-        self._name = name or getattr(fn, "__qualname__", type(fn).__name__)
+        self._name = name or getattr(fn, "__name__", type(fn).__name__)
         functools.update_wrapper(self, fn, updated=())
         _LIVE.add(self)
 
@@ -100,18 +100,19 @@ class CompiledFunction:
         if kwargs:
             sig.append(tuple(kwargs))
             _flatten(tuple(kwargs.values()), tensors, sig)
+        # Globals and closure variables the function names: numbers by value, anything else
+        # (tensors, modules, helpers) by identity, so rebinding one retraces.
         g = self._globals
         for n in self._global_names:
             v = g.get(n, _ABSENT)
-            if v is not _ABSENT and type(v) in _SCALARS:
-                sig.append((n, v))
+            if v is not _ABSENT:
+                sig.append(v if type(v) in _SCALARS else id(v))
         for c in self._closure:
             try:
                 v = c.cell_contents
             except ValueError:
                 continue
-            if type(v) in _SCALARS:
-                sig.append(v)
+            sig.append(v if type(v) in _SCALARS else id(v))
         sig.append(_layout(tensors))
         st = grad_mode._state
         sig.append((st.enabled, st.inference, D._default[0], _autocast.state_key()))
@@ -227,6 +228,7 @@ class CompiledFunction:
         else:
             raise P.Untraceable("its state kept growing over 8 traces")
         prog = P.Program(tr)
+        hooks.TRACED.update(plan.state)
         vjp = region and grad_flags is not None
         if vjp:
             prog.diff_mask = tr.diff_mask
@@ -250,7 +252,7 @@ class CompiledFunction:
         if msg not in self._warned:
             self._warned.add(msg)
             warnings.warn(f"torch.compile: running {self._name} eagerly: {msg}.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=4)
         if permanent:
             self._cache[key] = _Entry(eager=msg)
         return self._eager(args, kwargs)
@@ -375,43 +377,34 @@ def _seed_plan(fn, args) -> P.Plan:
 
 def _describe(exc):
     """(what, cause, user line) of an exception raised inside a trace."""
-    what = exc.what if isinstance(exc, R.GraphBreak) else _tracer_what(exc)
-    return what, exc, _user_line(exc)
-
-
-def _tracer_what(exc) -> str:
-    op = None
-    for frame, _ in traceback.walk_tb(exc.__traceback__):
-        name = frame.f_code.co_filename
-        if _is_ours(name) and not name.endswith(os.path.join("compiler", "_program.py")):
-            op = frame.f_code.co_name
-            break
+    frames = [(f, n) for f, n in traceback.walk_tb(exc.__traceback__)]
+    user = [i for i, (f, _) in enumerate(frames) if _is_user(f.f_code.co_filename)]
+    line, op = "", None
+    if user:
+        f, lineno = frames[user[-1]]
+        src = linecache.getline(f.f_code.co_filename, lineno).strip()
+        line = f"{f.f_code.co_filename}:{lineno}" + (f": {src}" if src else "")
+        for g, _ in frames[user[-1] + 1:]:
+            if g.f_code.co_filename.startswith(_JT):
+                op = g.f_code.co_name
+                break
+    if isinstance(exc, R.GraphBreak):
+        return exc.what, exc, line
     kind = {"TracerBoolConversionError": "a Python branch on a tensor value",
             "TracerIntegerConversionError": "a tensor value used as a Python int",
             "TracerArrayConversionError": "a tensor value copied to the host",
             "ConcretizationTypeError": "a data-dependent value or shape"}.get(
                 type(exc).__name__, type(exc).__name__)
-    return f"{kind}{f' (in {op})' if op else ''}"
+    return f"{kind}{f' (in {op})' if op else ''}", exc, line
 
 
 _JT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _JAX = os.path.dirname(os.path.abspath(jax.__file__))
 
 
-def _is_ours(filename: str) -> bool:
-    return filename.startswith(_JT)
-
-
-def _user_line(exc) -> str:
-    """``file:line: source`` of the innermost frame of user code in the traceback."""
-    found = ""
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        name = frame.f_code.co_filename
-        if name.startswith((_JT, _JAX)) or name.startswith(sys.prefix) or "<" in name:
-            continue
-        src = linecache.getline(name, lineno).strip()
-        found = f"{name}:{lineno}" + (f": {src}" if src else "")
-    return found
+def _is_user(filename: str) -> bool:
+    return not (filename.startswith((_JT, _JAX, sys.prefix, sys.base_prefix))
+                or filename.startswith("<"))
 
 
 def _log_recompile(name, reason) -> None:

@@ -21,6 +21,7 @@ reverts slots and Python writes, so a failed trace leaves no tracer behind.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import jax
@@ -138,7 +139,7 @@ class Recorder:
         self.lifted_gens: dict = {}  # id(generator) -> (key tracer, counter tracer)
         self.lifted_hypers: dict = {}  # (id(opt), id(group)) -> {name: tracer}
         self.start_seq = 0
-        self._saved_hooks = None
+        self.draw = None  # sandboxes: how a draw gets its (key, counter)
 
     # ------------------------------------------------------------ activation
 
@@ -219,6 +220,8 @@ class Recorder:
 
     def rng(self, gen):
         """(key, counter) for one draw from ``gen`` inside the trace."""
+        if self.draw is not None:
+            return self.draw(gen)
         e = self.gens.get(id(gen))
         if e is None:
             e = self.gens[id(gen)] = [gen, 0]
@@ -286,3 +289,29 @@ def _restore(obj, snap) -> None:
                 v.clear()
                 v.update(contents)
         d[k] = v
+
+
+@contextlib.contextmanager
+def sandbox(draw=None):
+    """Run jtorch code on JAX tracers (inside a JAX transformation) without effects: every
+    storage, version, slot and Python change it makes is undone on exit, so no tracer
+    outlives the transformation. ``draw(generator) -> (key, counter)`` decides what random
+    draws see (default: the generator's next draw, advancing it as eager code does).
+    Inside a compile trace (or another sandbox) this is a no-op: the outer one records."""
+    if hooks.RECORDER is not None:
+        yield hooks.RECORDER
+        return
+    rec = Recorder()
+    rec.draw = draw if draw is not None else _eager_draw
+    rec.start()
+    try:
+        yield rec
+    finally:
+        rec.stop()
+        rec.undo()
+
+
+def _eager_draw(gen):
+    key, counter = gen._peek(0)
+    gen._counter += 1
+    return key, counter

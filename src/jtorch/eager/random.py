@@ -48,14 +48,18 @@ class Generator:
         c = self._counter
         self._counter = c + 1
         if self._key is None:
-            self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
+            self._key = self._make_key()
         return self._key, c
 
     def _peek(self, n: int = 0):
         """(key, counter) of the draw ``n`` draws ahead, without drawing."""
         if self._key is None:
-            self._key = jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
+            self._key = self._make_key()
         return self._key, self._counter + n
+
+    def _make_key(self):
+        with jax.ensure_compile_time_eval():  # concrete even when first drawn in a trace
+            return jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
 
     def get_state(self):
         """A uint8 tensor of 16 bytes: the seed and the number of draws made since."""
