@@ -158,7 +158,7 @@ def test_frozen_parameters_and_requires_grad_guard():
             losses.append(step(x, y).item())
         return losses, model, opt
 
-    (le, me, oe), (lc, mc, oc) = run(False), run(True)
+    (le, me, _), (lc, mc, _) = run(False), run(True)
     np.testing.assert_allclose(lc, le, rtol=1e-6)
     for pe, pc in zip(me.parameters(), mc.parameters(), strict=True):
         assert_close(pc, pe)
