@@ -21,6 +21,7 @@ import warnings
 import weakref
 
 import jax
+import numpy as np
 
 from .. import _dtypes as D
 from ..amp import autocast_mode as _autocast
@@ -66,7 +67,9 @@ class CompiledFunction:
         self._dynamic = dynamic
         self._cache: dict = {}
         self._plans: dict = {}  # key -> Plan: later traces start from what earlier found
-        self._traces = 0
+        self._programs = 0  # executables built (and calls that changed Python state)
+        self._calls_traced = 0
+        self._executables: dict = {}  # program fingerprint -> executable
         self._limit_warned = False
         self._warned: set = set()
         code_fn = getattr(fn, "__func__", fn)
@@ -85,13 +88,14 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         _STATS["calls"] += 1
         tensors, key = self._key(args, kwargs)
-        entry = self._cache.get(key)
-        if entry is not None:
-            if entry.eager is not None:
-                return self._eager(args, kwargs)
-            if self._valid(entry, tensors):
-                return self._run(entry, args, tensors)
-        return self._retrace(key, entry, args, kwargs, tensors)
+        entries = self._cache.get(key)
+        if entries is not None:
+            for entry in entries:
+                if entry.eager is not None:
+                    return self._eager(args, kwargs)
+                if self._valid(entry, tensors):
+                    return self._run(entry, args, tensors)
+        return self._retrace(key, entries, args, kwargs, tensors)
 
     def _key(self, args, kwargs):
         tensors: list = []
@@ -119,18 +123,19 @@ class CompiledFunction:
         return tensors, tuple(sig)
 
     def _valid(self, entry, tensors) -> bool:
-        epoch = hooks.EPOCH
-        e = entry.epoch
-        if e[0] == epoch[0] and e[1] == epoch[1]:
-            ok = True
-        elif e[1] != epoch[1]:
+        prog, epoch, e = entry.prog, hooks.EPOCH, entry.epoch
+        if e[1] != epoch[1]:
             return False
-        else:
-            ok = all(R.slot_get(P._resolve(ref, tensors), k) is start
-                     for ref, k, start in entry.prog.guards)
-        if ok and entry.prog.groups:
-            ok = all(opt._statics(group) == statics for opt, group, statics in entry.prog.groups)
-        return ok
+        if e[0] != epoch[0] and not all(R.slot_get(P._resolve(ref, tensors), k) is start
+                                        for ref, k, start in prog.guards):
+            return False
+        for m, flag in prog.modes:
+            if m.training is not flag:
+                return False
+        for opt, group, statics in prog.groups:
+            if opt._statics(group) != statics:
+                return False
+        return True
 
     def _run(self, entry, args, tensors):
         prog = entry.prog
@@ -159,20 +164,21 @@ class CompiledFunction:
 
     # ------------------------------------------------------------ tracing
 
-    def _retrace(self, key, old, args, kwargs, tensors):
-        reason = self._reason(key, old)
-        if self._traces >= config.recompile_limit:
+    def _retrace(self, key, entries, args, kwargs, tensors):
+        reason = self._reason(entries)
+        if self._programs >= config.recompile_limit or _STATS["compiles"] >= \
+                config.accumulated_recompile_limit:
             if not self._limit_warned:
                 self._limit_warned = True
                 warnings.warn(
                     f"torch.compile: {self._name} hit the recompile limit "
                     f"(torch._dynamo.config.recompile_limit = {config.recompile_limit}); "
                     f"running it eagerly from now on. Last retrace: {reason}.",
-                    UserWarning, stacklevel=3)
+                    UserWarning, stacklevel=4)
             return self._eager(args, kwargs)
-        self._traces += 1
-        if self._traces > 1:
+        if self._calls_traced:
             _log_recompile(self._name, reason)
+        self._calls_traced += 1
         try:
             prog = self._build(key, args, kwargs, tensors)
         except P.Untraceable as exc:
@@ -180,22 +186,28 @@ class CompiledFunction:
         except Exception:  # noqa: BLE001 - the user's error: eager raises it where it belongs
             return self._eager(args, kwargs)
         if prog.python:
+            self._programs += 1
             what = ", ".join(sorted({type(o).__name__ for o in prog.python}))
             return self._untraceable(key, P.Untraceable(
                 f"it changes Python state ({what} attributes) that a compiled program cannot "
                 "replay"), args, kwargs, permanent=False)
+        epoch = hooks.EPOCH[1]  # entries left behind by a Python change never match again
+        live = [e for e in (entries or ()) if e.epoch is None or e.epoch[1] == epoch]
         entry = _Entry(prog)
-        self._cache[key] = entry
+        self._cache[key] = [entry, *live][:_MAX_ENTRIES]
         return self._run(entry, args, tensors)
 
-    def _reason(self, key, old) -> str:
-        if old is None:
+    def _reason(self, entries) -> str:
+        if not entries:
             if not self._cache:
                 return "first call"
             return "new guard key (input shapes, dtypes, grad flags, modes or scalars)"
-        if old.epoch is not None and old.epoch[1] != hooks.EPOCH[1]:
-            return "Python state changed (a module attribute, training flag, requires_grad, " \
-                   "parameter group or loaded state)"
+        e = entries[0]
+        if e.epoch is not None and e.epoch[1] != hooks.EPOCH[1]:
+            return "Python state changed (a module attribute, requires_grad, parameter " \
+                   "group or loaded state)"
+        if any(m.training is not f for m, f in e.prog.modes):
+            return "a module's training flag changed"
         return "a tensor slot changed (a .grad set or cleared, optimizer state created)"
 
     def _build(self, key, args, kwargs, tensors):
@@ -233,8 +245,12 @@ class CompiledFunction:
         if vjp:
             prog.diff_mask = tr.diff_mask
             _apply_flags(prog, tr.diff_mask)
-        _STATS["compiles"] += 1
-        exe = traced.lower().compile()
+        fingerprint = _fingerprint(traced)
+        exe = self._executables.get(fingerprint)
+        if exe is None:  # the same program as one built before (e.g. after eval/train): reuse
+            _STATS["compiles"] += 1
+            self._programs += 1
+            exe = self._executables[fingerprint] = traced.lower().compile()
         if vjp:
             prog.vjp_exe = exe
         else:
@@ -254,13 +270,14 @@ class CompiledFunction:
             warnings.warn(f"torch.compile: running {self._name} eagerly: {msg}.",
                           UserWarning, stacklevel=4)
         if permanent:
-            self._cache[key] = _Entry(eager=msg)
+            self._cache[key] = [_Entry(eager=msg)]
         return self._eager(args, kwargs)
 
     def reset(self) -> None:
         self._cache.clear()
         self._plans.clear()
-        self._traces = 0
+        self._executables.clear()
+        self._programs = self._calls_traced = 0
         self._limit_warned = False
 
     def __get__(self, obj, objtype=None):  # decorating a method compiles per instance call
@@ -270,6 +287,20 @@ class CompiledFunction:
 
 
 _ABSENT = object()
+_MAX_ENTRIES = 8
+
+
+def _fingerprint(traced):
+    """A program's identity: its jaxpr's text and its constants' values."""
+    import hashlib
+
+    closed = traced.jaxpr
+    h = hashlib.sha1(str(closed).encode())
+    for c in closed.consts:
+        arr = np.asarray(c)
+        h.update(f"{arr.dtype}{arr.shape}".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
 
 
 def _flatten(obj, tensors, sig) -> None:

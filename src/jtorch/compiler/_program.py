@@ -40,6 +40,12 @@ class Plan:
         self.boundary: list = []  # region inputs needing grad: ("arg", i) or a Tensor
         self.region = False
 
+    def copy(self) -> Plan:
+        new = Plan()
+        new.state, new.gens, new.hypers = list(self.state), list(self.gens), list(self.hypers)
+        new.boundary, new.region = list(self.boundary), self.region
+        return new
+
     def grow(self, rec, arg_storages) -> bool:
         """Add what ``rec`` found unbound; True when the next trace needs to bind more."""
         args = {id(s) for s in arg_storages}
@@ -252,7 +258,7 @@ class Program:
 
     def __init__(self, tr: _Trace):
         rec, plan = tr.rec, tr.plan
-        self.plan = plan
+        self.plan = plan.copy()  # the key's plan grows on; this program's inputs do not
         self.region = tr.region
         self.treedef, self.out_meta = tr.result
         self.out_meta = list(self.out_meta)
@@ -270,6 +276,7 @@ class Program:
                          for vc, d in rec.deltas]
         self.draws = [(e[0], e[1]) for e in rec.gens.values() if e[1]]
         self.groups = list(rec.groups)
+        self.modes = list(rec.modules.values())
         self.python = [obj for obj, snap in rec.python.values() if _changed(obj, snap)]
         self.diff_mask = None
         self.stable = None  # after one run: whether its slot guards still hold

@@ -135,6 +135,7 @@ class Recorder:
         self.hypers: dict = {}  # (id(optimizer), id(group)) -> [optimizer, group, values]
         self.groups: list = []  # (optimizer, group, statics) stepped
         self.boundary: dict = {}  # id(tensor) -> tensor: outside tensors needing grad
+        self.modules: dict = {}  # id(module) -> (module, training flag when first called)
         self.backward_called = False
         self.lifted_gens: dict = {}  # id(generator) -> (key tracer, counter tracer)
         self.lifted_hypers: dict = {}  # (id(opt), id(group)) -> {name: tracer}
@@ -213,6 +214,10 @@ class Recorder:
         if isinstance(obj, Tensor) and id(obj._storage) in self.born:
             return
         self.python[i] = (obj, _snapshot(obj))
+
+    def module_called(self, module) -> None:
+        if id(module) not in self.modules and id(module) not in self.born_objects:
+            self.modules[id(module)] = (module, module.training)
 
     def born_object(self, obj) -> None:
         self.born_objects.add(id(obj))

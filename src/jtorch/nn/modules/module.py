@@ -121,6 +121,10 @@ def _note_change(module, d, name, value) -> None:
             return
     elif d.get(name, _UNSET) is value:
         return
+    elif name == "training":  # a compiled program guards the flags of the modules it calls
+        if hooks.RECORDER is not None:
+            hooks.RECORDER.python_write(module)
+        return
     else:
         for table in ("_parameters", "_modules"):
             t = d.get(table)
@@ -617,6 +621,8 @@ class Module:
     # ------------------------------------------------------------ calling
 
     def _call_impl(self, *args, **kwargs):
+        if hooks.RECORDER is not None:  # torch.compile guards this module's training flag
+            hooks.RECORDER.module_called(self)
         forward_call = self.forward
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
                 or self._forward_pre_hooks or _global_backward_pre_hooks
