@@ -126,12 +126,12 @@ class CompiledFunction:
         prog, epoch, e = entry.prog, hooks.EPOCH, entry.epoch
         if e[1] != epoch[1]:
             return False
-        if e[0] != epoch[0] and not all(R.slot_get(P._resolve(ref, tensors), k) is start
-                                        for ref, k, start in prog.guards):
+        if (e[0] != epoch[0] or e[3] != epoch[3]) and not prog.slots_hold(tensors, e, epoch):
             return False
-        for m, flag in prog.modes:
-            if m.training is not flag:
-                return False
+        if e[2] != epoch[2]:
+            for m, flag in prog.modes:
+                if m.training is not flag:
+                    return False
         for opt, group, statics in prog.groups:
             if opt._statics(group) != statics:
                 return False
@@ -142,6 +142,9 @@ class CompiledFunction:
         storages = [t._storage for t in tensors]
         storages = list(dict.fromkeys(storages)) if len(storages) > 1 else storages
         leaves = P.gather(prog.plan, tensors, storages)
+        for i in prog.donate:  # XLA reuses these buffers: only when nothing else holds them
+            if sys.getrefcount(leaves[i]) > _OWNED_REFS:
+                leaves[i] = leaves[i].copy()
         node = None
         if prog.vjp_exe is not None and grad_mode._state.enabled:
             outs, vjp = prog.vjp_exe(*leaves)
@@ -152,9 +155,10 @@ class CompiledFunction:
             outs = prog.exe(*leaves)
             user = P.write_back(prog, tensors, storages, outs)
         if prog.stable is None:  # does a run leave the slots as it found them?
-            prog.stable = all(R.slot_get(P._resolve(ref, tensors), k) is start
-                              for ref, k, start in prog.guards)
-        entry.epoch = (hooks.EPOCH[0] if prog.stable else -1, hooks.EPOCH[1])
+            prog.stable = prog.slots_hold(tensors, (-1, 0, 0, -1), hooks.EPOCH)
+        epoch = hooks.EPOCH
+        entry.epoch = (epoch[0] if prog.stable else -1, epoch[1], epoch[2],
+                       epoch[3] if prog.stable else -1)
         _STATS["compiled_calls"] += 1
         return P.wrap_outputs(prog, user, tensors, node)
 
@@ -206,7 +210,7 @@ class CompiledFunction:
         if e.epoch is not None and e.epoch[1] != hooks.EPOCH[1]:
             return "Python state changed (a module attribute, requires_grad, parameter " \
                    "group or loaded state)"
-        if any(m.training is not f for m, f in e.prog.modes):
+        if e.prog is not None and any(m.training is not f for m, f in e.prog.modes):
             return "a module's training flag changed"
         return "a tensor slot changed (a .grad set or cleared, optimizer state created)"
 
@@ -214,18 +218,8 @@ class CompiledFunction:
         plan = self._plans.get(key) or _seed_plan(self._fn, args)
         self._plans[key] = plan
         region = plan.region
-        grad_flags = None
         for _ in range(8):
-            tr = P._Trace(self._fn, args, kwargs, tensors, plan, region)
-            leaves = tr.leaves()
-            target = tr.pure
-            if region and grad_mode._state.enabled:
-                target = _fwd_vjp(tr.pure, len(plan.boundary), grad_flags, tr)
-            _STATS["traces"] += 1
-            try:
-                traced = jax.jit(target).trace(*leaves)
-            except _TRACER_ERRORS as exc:
-                raise P.Untraceable(*_describe(exc)) from exc
+            tr, traced = self._trace(args, kwargs, tensors, plan, region)
             rec = tr.rec
             if plan.grow(rec, tr.storages):
                 continue
@@ -234,14 +228,18 @@ class CompiledFunction:
                         m[0] == "tensor" and m[2] for m in tr.result[1]):
                 plan.boundary = [_bref(t, tensors) for t in rec.boundary.values()]
                 plan.region = region = True
-                grad_flags = [m[2] for m in tr.result[1] if m[0] == "tensor"]
+                plan.grad_flags = [m[2] for m in tr.result[1] if m[0] == "tensor"]
                 continue
             break
         else:
             raise P.Untraceable("its state kept growing over 8 traces")
+        donate = _donated(tr) if config.donate else ()
+        if donate:  # the same trace again, now giving XLA the buffers it overwrites
+            tr, traced = self._trace(args, kwargs, tensors, plan, region, donate)
         prog = P.Program(tr)
+        prog.donate = donate
         hooks.TRACED.update(plan.state)
-        vjp = region and grad_flags is not None
+        vjp = region and grad_mode._state.enabled
         if vjp:
             prog.diff_mask = tr.diff_mask
             _apply_flags(prog, tr.diff_mask)
@@ -256,6 +254,18 @@ class CompiledFunction:
         else:
             prog.exe = exe
         return prog
+
+    def _trace(self, args, kwargs, tensors, plan, region, donate=()):
+        tr = P._Trace(self._fn, args, kwargs, tensors, plan, region)
+        leaves = tr.leaves()
+        target = tr.pure
+        if region and grad_mode._state.enabled:
+            target = _fwd_vjp(tr.pure, len(plan.boundary), plan.grad_flags, tr)
+        _STATS["traces"] += 1
+        try:
+            return tr, jax.jit(target, donate_argnums=donate).trace(*leaves)
+        except _TRACER_ERRORS as exc:
+            raise P.Untraceable(*_describe(exc)) from exc
 
     def _untraceable(self, key, exc, args, kwargs, permanent=True):
         if self._fullgraph:
@@ -288,6 +298,30 @@ class CompiledFunction:
 
 _ABSENT = object()
 _MAX_ENTRIES = 8
+
+
+def _owned_refs() -> int:
+    """getrefcount of a value held only by a storage and an inputs list, on this Python."""
+    from ..eager.storage import Storage
+
+    st = Storage(object())
+    leaves = [st.value]
+    return sys.getrefcount(leaves[0])
+
+
+_OWNED_REFS = _owned_refs()
+
+
+def _donated(tr) -> tuple:
+    """Input positions of the storages the program overwrites."""
+    plan, written = tr.plan, tr.rec.written
+    base = len(plan.boundary)
+    out = [base + i for i, st in enumerate(tr.storages) if id(st) in written]
+    base += len(tr.storages) + len(P.chain_values(tr.tensors))
+    arg_ids = {id(st) for st in tr.storages}
+    out += [base + i for i, st in enumerate(plan.state)
+            if id(st) in written and id(st) not in arg_ids]
+    return tuple(out)
 
 
 def _fingerprint(traced):

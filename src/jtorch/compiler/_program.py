@@ -39,11 +39,13 @@ class Plan:
         self.hypers: list = []  # (optimizer, group, names) lifted
         self.boundary: list = []  # region inputs needing grad: ("arg", i) or a Tensor
         self.region = False
+        self.grad_flags = None  # region: which user outputs need grad
 
     def copy(self) -> Plan:
         new = Plan()
         new.state, new.gens, new.hypers = list(self.state), list(self.gens), list(self.hypers)
         new.boundary, new.region = list(self.boundary), self.region
+        new.grad_flags = self.grad_flags
         return new
 
     def grow(self, rec, arg_storages) -> bool:
@@ -271,6 +273,11 @@ class Program:
         self.guards = [(_ref(owner, tr.tensors), key, start)
                        for owner, key, start, _w in rec.slots.values()
                        if not _born_owner(rec, owner)]
+        # The same guards split by kind, for a fast check on every call.
+        self._grad_guards = [(o, s) for o, k, s in self.guards
+                             if isinstance(o, Tensor) and k == "_grad"]
+        self._item_guards = [(o, k, s) for o, k, s in self.guards if isinstance(o, dict)]
+        self._arg_guards = [(o, k, s) for o, k, s in self.guards if type(o) is tuple]
         vcs = {id(t._vc): i for i, t in enumerate(tr.tensors)}
         self.versions = [(("arg", vcs[id(vc)]) if id(vc) in vcs else vc, d)
                          for vc, d in rec.deltas]
@@ -279,10 +286,32 @@ class Program:
         self.modes = list(rec.modules.values())
         self.python = [obj for obj, snap in rec.python.values() if _changed(obj, snap)]
         self.diff_mask = None
+        self.donate = ()
         self.stable = None  # after one run: whether its slot guards still hold
         self.exe = None
         self.vjp_exe = None
         self.jaxpr = None
+
+
+def _slots_hold(self, tensors, seen, epoch) -> bool:
+    """Whether every slot this program guards holds what it held when traced (only the
+    kinds whose epoch moved since ``seen`` are checked)."""
+    if seen[0] != epoch[0]:
+        for t, start in self._grad_guards:
+            if t._grad is not start:
+                return False
+    if seen[3] != epoch[3]:
+        missing = R.MISSING
+        for d, k, start in self._item_guards:
+            if d.get(k, missing) is not start:
+                return False
+    for ref, k, start in self._arg_guards:
+        if R.slot_get(tensors[ref[1]], k) is not start:
+            return False
+    return True
+
+
+Program.slots_hold = _slots_hold
 
 
 def _ref(owner, tensors):
@@ -341,22 +370,29 @@ def write_back(prog: Program, tensors, storages, outs) -> list:
     return outs[:n]
 
 
+def _note(owner, key) -> None:
+    if isinstance(owner, Tensor):
+        hooks.grad_write(owner)
+    else:
+        hooks.slot_write(owner, key)
+
+
 def _replay_slot(owner, key, spec, outs) -> None:
     kind = spec[0]
     cur = R.slot_get(owner, key)
     if kind == "keep":
         if cur is not spec[1]:
-            hooks.slot_write(owner, key)
+            _note(owner, key)
             R.slot_set(owner, key, spec[1])
         return
     if kind == "tensor":
         new = _tensor_into(cur, outs[spec[1]], spec[2])
         if new is not cur:
-            hooks.slot_write(owner, key)
+            _note(owner, key)
             R.slot_set(owner, key, new)
         return
     if not isinstance(cur, dict):
-        hooks.slot_write(owner, key)
+        _note(owner, key)
         cur = {}
         R.slot_set(owner, key, cur)
     for k, sub in spec[1]:

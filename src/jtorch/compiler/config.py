@@ -11,6 +11,8 @@ class _Config:
         self.recompile_limit = 8  # programs per compiled function before it runs eagerly
         self.suppress_errors = False
         self.verbose = False
+        # give XLA the buffers a program overwrites (parameters, optimizer state) to reuse
+        self.donate = True
         # programs across all compiled functions before new ones run eagerly
         self.accumulated_recompile_limit = 256
 

@@ -395,7 +395,7 @@ class Tensor:
     @property
     def grad(self):
         if hooks.RECORDER is not None:
-            hooks.slot_read(self, "_grad")
+            hooks.grad_read(self)
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             import warnings
 
@@ -422,7 +422,7 @@ class Tensor:
             if value._shape != self._shape:
                 raise RuntimeError("assigned grad has data of a different size")
         if value is not self._grad:
-            hooks.slot_write(self, "_grad")
+            hooks.grad_write(self)
         self._grad = value
 
     @property

@@ -238,9 +238,9 @@ def _maybe_tensor(g):
 def _accumulate(var: Tensor, g, create_graph: bool) -> None:
     g = _as_tensor(g)
     if hooks.RECORDER is not None:
-        hooks.slot_read(var, "_grad")
+        hooks.grad_read(var)
     if var._grad is None:
-        hooks.slot_write(var, "_grad")
+        hooks.grad_write(var)
         var._grad = g if create_graph else wrap(g._value)
         if var._stride is not None and var._stride != g.stride():
             var._grad._stride = var._stride  # PyTorch's gradient layout contract

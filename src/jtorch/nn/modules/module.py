@@ -122,6 +122,7 @@ def _note_change(module, d, name, value) -> None:
     elif d.get(name, _UNSET) is value:
         return
     elif name == "training":  # a compiled program guards the flags of the modules it calls
+        hooks.EPOCH[2] += 1
         if hooks.RECORDER is not None:
             hooks.RECORDER.python_write(module)
         return
