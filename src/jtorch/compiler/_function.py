@@ -150,7 +150,7 @@ class CompiledFunction:
             outs, vjp = prog.vjp_exe(*leaves)
             user = P.write_back(prog, tensors, storages, outs)
             diff = [v for v, f in zip(user, prog.diff_mask, strict=True) if f]
-            node = P.region_node(prog, vjp, tensors, diff)
+            node = P.region_node(prog, vjp, tensors, diff, leaves)
         else:
             outs = prog.exe(*leaves)
             user = P.write_back(prog, tensors, storages, outs)
@@ -233,7 +233,8 @@ class CompiledFunction:
             break
         else:
             raise P.Untraceable("its state kept growing over 8 traces")
-        donate = _donated(tr) if config.donate else ()
+        # Donate in whole programs only: a region's inputs stay alive for create_graph.
+        donate = _donated(tr) if config.donate and not region else ()
         if donate:  # the same trace again, now giving XLA the buffers it overwrites
             tr, traced = self._trace(args, kwargs, tensors, plan, region, donate)
         prog = P.Program(tr)
@@ -242,6 +243,7 @@ class CompiledFunction:
         vjp = region and grad_mode._state.enabled
         if vjp:
             prog.diff_mask = tr.diff_mask
+            prog.diff_fn = P.diff_fn(tr.pure, tr.diff_mask)
             _apply_flags(prog, tr.diff_mask)
         fingerprint = _fingerprint(traced)
         exe = self._executables.get(fingerprint)

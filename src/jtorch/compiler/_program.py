@@ -15,6 +15,8 @@ deltas and random draws — so every call, the first included, takes effect the 
 
 from __future__ import annotations
 
+import weakref
+
 import jax
 import numpy as np
 
@@ -440,15 +442,28 @@ def wrap_outputs(prog: Program, values, tensors, node=None):
     return jax.tree.unflatten(prog.treedef, leaves)
 
 
-def region_node(prog, vjp, tensors, diff_outs, name="CompiledFunctionBackward"):
-    """The one autograd node a compiled region records."""
+def region_node(prog, vjp, tensors, diff_outs, leaves, name="CompiledFunctionBackward"):
+    """The one autograd node a compiled region records; ``create_graph=True`` replays the
+    region as a differentiable op of its inputs (``dispatch.replay_backward``)."""
     edges, saved = [], []
     for b in prog.plan.boundary:
         t = tensors[b[1]] if isinstance(b, tuple) else b
         edges.append(t._edge())
-        saved.append((t._vc, t._vc.version, (t.dtype, t._shape, None, 0)))
+        saved.append((t._vc, t._vc.version, (t.dtype, t._shape, weakref.ref(t), 0)))
     meta = [(v.shape, v.dtype) for v in diff_outs]
-    return OpNode(name, vjp, edges, tuple(range(len(edges))), meta, saved, None)
+    diff_idx = tuple(range(len(edges)))
+    replay = (("compiled", id(prog)), prog.diff_fn, tuple(leaves), diff_idx, diff_idx)
+    return OpNode(name, vjp, edges, diff_idx, meta, saved, replay)
+
+
+def diff_fn(pure, mask):
+    """The region's differentiable outputs as a function of its inputs."""
+
+    def fn(*leaves):
+        outs = pure(*leaves)
+        return tuple(o for o, keep in zip(outs, mask, strict=False) if keep)
+
+    return fn
 
 
 def is_float(dtype) -> bool:
