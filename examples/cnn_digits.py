@@ -5,11 +5,13 @@ schedule, a progress bar, evaluation under ``no_grad``, and a checkpoint saved w
 ``torch.save`` and restored with ``torch.load``. It runs unchanged on either backend:
 
     python examples/cnn_digits.py                        # jtorch (default)
+    python examples/cnn_digits.py --compile              # each training step as one program
     TORCH_BACKEND=torch python examples/cnn_digits.py    # PyTorch, for comparison
 
 It exits non-zero if the test accuracy is below 90%.
 """
 
+import argparse
 import importlib
 import os
 import sys
@@ -78,6 +80,10 @@ def evaluate(model, loader):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Train a small CNN on the digits.")
+    parser.add_argument("--compile", action="store_true",
+                        help="torch.compile the whole training step")
+    args = parser.parse_args()
     torch.manual_seed(0)
     train_set, test_set = load_data()
     train_loader = DataLoader(train_set, batch_size=BATCH, shuffle=True)
@@ -87,15 +93,22 @@ def main() -> None:
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
 
+    def train_step(x, y):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    if args.compile:
+        train_step = torch.compile(train_step)
+
     start = time.time()
     for epoch in range(1, EPOCHS + 1):
         model.train()
         total = 0.0
         for i, (x, y) in enumerate(train_loader):
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
+            loss = train_step(x, y)
             total += loss.item()
             progress(epoch, i, len(train_loader), total / (i + 1), start)
         scheduler.step()

@@ -4,12 +4,14 @@ ConvTranspose2d, BatchNorm2d, LeakyReLU, Tanh and BCELoss, with the DCGAN paper'
 ``weights_init`` applied through ``Module.apply``. It runs unchanged on either backend:
 
     python examples/dcgan_digits.py                        # jtorch (default)
+    python examples/dcgan_digits.py --compile              # each D+G step as one program
     TORCH_BACKEND=torch python examples/dcgan_digits.py    # PyTorch, for comparison
 
 It prints both losses per epoch and a few generated digits as text, and exits non-zero
 if training diverged (non-finite losses) or the samples stayed blank.
 """
 
+import argparse
 import importlib
 import math
 import os
@@ -77,6 +79,9 @@ def show(images) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="A DCGAN on the digits.")
+    parser.add_argument("--compile", action="store_true", help="torch.compile each step")
+    args = parser.parse_args()
     torch.manual_seed(0)
     images = load_digits().images.astype(np.float32) / 16.0 * 2.0 - 1.0  # [-1, 1]
     data = torch.utils.data.TensorDataset(torch.from_numpy(images[:, None]))
@@ -90,22 +95,29 @@ def main() -> None:
     optG = torch.optim.Adam(netG.parameters(), lr=2e-3, betas=(0.5, 0.999))
     fixed = torch.randn(6, LATENT, 1, 1)
 
+    def train_step(real):
+        b = real.size(0)
+        ones, zeros = torch.full((b,), 1.0), torch.full((b,), 0.0)
+        # Discriminator: real -> 1, fake -> 0.
+        netD.zero_grad()
+        fake = netG(torch.randn(b, LATENT, 1, 1))
+        loss_d = criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)
+        loss_d.backward()
+        optD.step()
+        # Generator: make the discriminator say 1.
+        netG.zero_grad()
+        loss_g = criterion(netD(fake), ones)
+        loss_g.backward()
+        optG.step()
+        return loss_d, loss_g
+
+    if args.compile:
+        train_step = torch.compile(train_step)
+
     for epoch in range(1, EPOCHS + 1):
         d_total = g_total = 0.0
         for (real,) in loader:
-            b = real.size(0)
-            ones, zeros = torch.full((b,), 1.0), torch.full((b,), 0.0)
-            # Discriminator: real -> 1, fake -> 0.
-            netD.zero_grad()
-            fake = netG(torch.randn(b, LATENT, 1, 1))
-            loss_d = criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)
-            loss_d.backward()
-            optD.step()
-            # Generator: make the discriminator say 1.
-            netG.zero_grad()
-            loss_g = criterion(netD(fake), ones)
-            loss_g.backward()
-            optG.step()
+            loss_d, loss_g = train_step(real)
             d_total += loss_d.item()
             g_total += loss_g.item()
         n = len(loader)

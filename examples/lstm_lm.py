@@ -6,12 +6,14 @@ Each line is one sequence; a batch of lines of different lengths is padded with
 that ignores the padding. It runs unchanged on either backend:
 
     python examples/lstm_lm.py                        # jtorch (default)
+    python examples/lstm_lm.py --compile              # each training step as one program
     TORCH_BACKEND=torch python examples/lstm_lm.py    # PyTorch, for comparison
 
 It prints the loss and perplexity per epoch and a greedy sample, and exits non-zero if
 the loss did not fall by half.
 """
 
+import argparse
 import codecs
 import contextlib
 import importlib
@@ -51,6 +53,9 @@ class CharLM(nn.Module):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="A character-level LSTM language model.")
+    parser.add_argument("--compile", action="store_true", help="torch.compile each step")
+    args = parser.parse_args()
     torch.manual_seed(0)
     lines = load_lines()
     chars = sorted(set("".join(lines)))
@@ -72,7 +77,19 @@ def main() -> None:
         batch = seqs[start:start + BATCH]
         padded = rnn_utils.pad_sequence(batch, batch_first=True, padding_value=PAD)
         padded = torch.nn.functional.pad(padded, (0, width - padded.size(1)), value=PAD)
-        batches.append((padded, torch.tensor([len(s) - 1 for s in batch])))
+        batches.append((padded, [len(s) - 1 for s in batch]))
+
+    def train_step(inputs, targets, lengths):
+        logits, _ = model(inputs, lengths)
+        loss = loss_fn(logits.reshape(-1, vocab), targets.reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        return loss
+
+    if args.compile:  # lengths are Python ints: one program per batch's lengths
+        train_step = torch.compile(train_step)
 
     first = last = None
     for epoch in range(1, EPOCHS + 1):
@@ -80,13 +97,7 @@ def main() -> None:
         total, count = 0.0, 0
         for b in torch.randperm(len(batches)).tolist():
             padded, lengths = batches[b]
-            inputs, targets = padded[:, :-1], padded[:, 1:]
-            logits, _ = model(inputs, lengths)
-            loss = loss_fn(logits.reshape(-1, vocab), targets.reshape(-1))
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
+            loss = train_step(padded[:, :-1], padded[:, 1:], lengths)
             total += loss.item()
             count += 1
         scheduler.step()

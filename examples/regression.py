@@ -4,12 +4,14 @@ Written in ordinary PyTorch style (tensors, autograd, in-place updates under ``n
 no nn, no optim). It runs unchanged on either backend:
 
     python examples/regression.py                        # jtorch (default)
+    python examples/regression.py --compile              # each step as one program
     TORCH_BACKEND=torch python examples/regression.py    # PyTorch, for comparison
 
 It exits non-zero if the fit is bad. For the same seed the two backends draw different
 noise (jtorch's random streams are JAX's), so their numbers agree closely, not exactly.
 """
 
+import argparse
 import importlib
 import os
 
@@ -33,6 +35,9 @@ def features(x):
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Polynomial regression by gradient descent.")
+    parser.add_argument("--compile", action="store_true", help="torch.compile each step")
+    args = parser.parse_args()
     torch.manual_seed(0)
     x, y = make_data(200)
     X = features(x)
@@ -40,14 +45,21 @@ def main() -> None:
     w = torch.zeros(3, 1, requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
 
-    for step in range(STEPS + 1):
+    def gd_step():
         loss = ((X @ w + b - y) ** 2).mean()
         loss.backward()
         with torch.no_grad():
-            w -= LR * w.grad
-            b -= LR * b.grad
+            w.sub_(LR * w.grad)
+            b.sub_(LR * b.grad)
         w.grad = None
         b.grad = None
+        return loss
+
+    if args.compile:
+        gd_step = torch.compile(gd_step)
+
+    for step in range(STEPS + 1):
+        loss = gd_step()
         if step % 100 == 0:
             print(f"step {step:4d}  loss {loss.item():.5f}")
 

@@ -135,7 +135,7 @@ class _Trace:
             for st, v in zip(self.storages, arg_vals, strict=True):  # arguments win
                 rec.bind(st, v)
             for t, chain in chains:
-                saved_chains.append((t, t._chain, t._cache_src))
+                saved_chains.append((t, t._chain, t._cache, t._cache_src))
                 t._chain, t._cache_src = chain, None
             for g in plan.gens:
                 rec.lifted_gens[id(g)] = (next(it), next(it))
@@ -156,8 +156,8 @@ class _Trace:
             if self.region:
                 _uninstall_placeholders()
             rec.stop()
-            for t, chain, src in saved_chains:
-                t._chain, t._cache_src = chain, src
+            for t, chain, cache, src in saved_chains:
+                t._chain, t._cache, t._cache_src = chain, cache, src
             rec.undo()
 
     def _outputs(self, result):

@@ -69,6 +69,25 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if PLACEMENT.active:
         vals = _same_device(args, vals)
+    if hooks.RECORDER is not None and _host_constants(vals):
+        # torch.compile: small values computed from constants only (lengths, batch sizes,
+        # indices built on the host) stay concrete, so host code may read them.
+        with jax.ensure_compile_time_eval():
+            return _apply(key, fn, args, vals, name, saves, scalar_edges)
+    return _apply(key, fn, args, vals, name, saves, scalar_edges)
+
+
+def _host_constants(vals) -> bool:
+    n = 0
+    for v in vals:
+        if isinstance(v, jax.Array):
+            if isinstance(v, jax.core.Tracer):
+                return False
+            n += v.size
+    return 0 < n <= 4096
+
+
+def _apply(key, fn, args, vals, name, saves, scalar_edges):
     if _state.enabled:
         diff_idx = tuple(
             i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
