@@ -1,0 +1,335 @@
+"""What every torch.func transform shares: user code as a pure JAX function, and back.
+
+A transform (``grad``, ``vjp``, ``jvp``, ``vmap``, ...) is a JAX transformation of the
+user's function turned into a pure function of arrays: the arrays arrive wrapped as
+tensors, jtorch's eager code runs on JAX tracers, and tensors in the result leave as
+arrays. ``evaluate(G, tensors)`` runs such a program ``G`` on tensors' values.
+
+- **Sandbox.** The outermost transform runs inside ``compiler._record.sandbox``, so every
+  effect on pre-existing state is undone and no tracer outlives the call. Writes to
+  captured tensors follow PyTorch: an error inside ``grad``-like transforms; under
+  ``vmap`` a write that does not depend on the batch is kept, a batched one is an error.
+- **Levels.** While user code runs, ``LEVELS`` lists the transforms around it (innermost
+  last): random draws consult it (``vmap``'s ``randomness``) and ``detach()``,
+  ``.item()`` and ``autograd.Function`` behave as PyTorch's do inside transforms.
+- **Autograd.** When grad mode is on and an input, or a tensor the function captured
+  (a module parameter), requires grad, the result is recorded as ONE autograd node
+  whose backward is the VJP of the whole program (itself recorded under
+  ``create_graph=True``), so results carry history exactly where PyTorch's do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..compiler._record import _VALUE, sandbox
+from ..eager import hooks
+from ..eager.autograd import grad_mode
+from ..eager.autograd.function import Function
+from ..eager.autograd.node import torch_vjp
+from ..eager.tensor import Tensor, wrap
+from ..functional.shape import scatter_chain
+from . import _patches
+
+_Tracer = jax.core.Tracer
+LEVELS: list = []  # the transforms around the user code now running, innermost last
+RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+MUTATION_ERROR = ("During a grad (vjp, jvp, grad, etc) transform, the function provided "
+                  "attempted to call an in-place operation that would mutate a captured "
+                  "Tensor. This is not supported; please rewrite the function being "
+                  "transformed to explicitly accept the mutated Tensor(s) as inputs.")
+
+
+class Level:
+    """One transform around running user code: ``kind`` is "grad" (reverse mode), "fwd"
+    (forward mode) or "vmap"; a vmap level has its ``randomness`` and, for "different",
+    the traced batch ``index`` folded into each random key."""
+
+    __slots__ = ("kind", "randomness", "index")
+
+    def __init__(self, kind: str, randomness: str = "error", index=None):
+        self.kind, self.randomness, self.index = kind, randomness, index
+
+
+# ------------------------------------------------------------------ pytrees
+
+
+def _is_leaf(x) -> bool:
+    return x is None or isinstance(x, Tensor)
+
+
+def tree_flatten(tree):
+    """``(leaves, treedef)`` with tensors and None as leaves, as torch's pytrees have them."""
+    return jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+
+
+def tree_unflatten(treedef, leaves):
+    return jax.tree_util.tree_unflatten(treedef, leaves)
+
+
+def to_arrays(tree):
+    """Tensors in ``tree`` replaced by their (possibly traced) JAX values."""
+    return jax.tree.map(lambda t: t._value if isinstance(t, Tensor) else t, tree,
+                        is_leaf=_is_leaf)
+
+
+def to_tensors(tree):
+    """JAX arrays in ``tree`` wrapped as fresh tensors."""
+    return jax.tree.map(lambda a: wrap(jnp.asarray(a)) if isinstance(a, jax.Array) else a,
+                        tree, is_leaf=lambda x: x is None)
+
+
+def is_float(dtype) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
+
+
+# ------------------------------------------------------------------ running user code
+
+
+_DATA_DEPENDENT = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                   jax.errors.TracerIntegerConversionError,
+                   jax.errors.NonConcreteBooleanIndexError)
+
+
+def run_user(fn, args, kwargs, *levels: Level):
+    """Call user code ``fn(*args, **kwargs)`` with ``levels`` pushed; a write to a tensor it
+    captured raises inside grad-like transforms, as in PyTorch."""
+    rec = hooks.RECORDER
+    grad_like = any(lv.kind != "vmap" for lv in levels)
+    before = len(rec.written) if rec is not None and grad_like else None
+    LEVELS.extend(levels)
+    try:
+        out = fn(*args, **kwargs)
+    except _DATA_DEPENDENT as exc:
+        if not _OWN or not _OWN[-1]:
+            raise  # inside a torch.compile trace: let it fall back to eager
+        raise RuntimeError(
+            f"{'vmap' if not grad_like else 'torch.func'}: an operation needs a concrete value "
+            "or a data-dependent shape (.item(), a Python branch on a value under vmap, "
+            "nonzero, boolean masks), which a JAX transformation cannot trace") from exc
+    finally:
+        del LEVELS[len(LEVELS) - len(levels):]
+    if before is not None and len(rec.written) != before:
+        raise RuntimeError(MUTATION_ERROR)
+    return out
+
+
+def nested() -> bool:
+    """True inside user code that a transform is running (JAX composes the transforms)."""
+    return bool(LEVELS)
+
+
+class Draws:
+    """Random draws of one transform call: the base (key, counter) of each draw is logged so
+    a second run of the same program (its autograd node, ``create_graph``) sees the same
+    numbers; vmap levels then fold their batch index in (``randomness="different"``)."""
+
+    def __init__(self, base=None):
+        self.base, self.log, self.pos = base, {}, {}
+
+    def rewind(self) -> None:
+        """Start the logged draws over (each chunk of a chunked vmap sees the same ones)."""
+        self.pos = {}
+
+    def replaying(self) -> Draws:
+        d = Draws(self.base)
+        d.log = self.log
+        return d
+
+    def __call__(self, gen):
+        for lv in LEVELS:
+            if lv.kind == "vmap" and lv.randomness == "error":
+                raise RuntimeError(RANDOM_ERROR)
+        log = self.log.setdefault(id(gen), [])
+        i = self.pos.get(id(gen), 0)
+        self.pos[id(gen)] = i + 1
+        if i == len(log):
+            log.append(self.base(gen))
+        key, counter = log[i]
+        for lv in LEVELS:
+            if lv.kind == "vmap" and lv.randomness == "different":
+                key = jax.random.fold_in(key, lv.index)
+        return key, counter
+
+
+_CURRENT: list = []  # the _Draws of the outermost call in progress
+_OWN: list = []  # per outermost call: whether it owns its sandbox (not in a compile trace)
+
+
+def _draw(gen):
+    return _CURRENT[-1](gen)
+
+
+def _eager_base(gen):
+    key, counter = gen._peek(0)
+    gen._counter += 1
+    return key, counter
+
+
+@contextlib.contextmanager
+def _scope(draws):
+    """The outermost transform's sandbox, with its draws and tracer-aware tensor methods."""
+    outer = hooks.RECORDER
+    if outer is not None and draws.base is None:  # inside a torch.compile trace
+        draws.base = _compile_base(outer)
+    elif draws.base is None:
+        draws.base = _eager_base
+    _CURRENT.append(draws)
+    _OWN.append(outer is None)
+    try:
+        with sandbox(_draw) as rec, _patches.installed():
+            if outer is not None:
+                prev, rec.draw = rec.draw, _draw
+                try:
+                    yield rec
+                finally:
+                    rec.draw = prev
+            else:
+                yield rec
+    finally:
+        _CURRENT.pop()
+        _OWN.pop()
+
+
+def _compile_base(rec):
+    def base(gen):
+        mine, rec.draw = rec.draw, None
+        try:
+            return rec.rng(gen)
+        finally:
+            rec.draw = mine
+
+    return base
+
+
+# ------------------------------------------------------------------ evaluation
+
+
+def evaluate(G, tensors, draws=None):
+    """``G(*values)`` (a pure program over the tensors' values that may run user code) as
+    tensors; an autograd node when grad mode is on and something it reads requires grad.
+    ``draws``: a ``Draws`` shared by runs of one program, so they see the same numbers."""
+    vals = [t._value for t in tensors]
+    if nested():
+        return to_tensors(G(*vals))
+    draws = Draws() if draws is None else draws
+    own = hooks.RECORDER is None
+    with _scope(draws.replaying()) as rec:
+        seen = set(rec.boundary)
+        before = set(rec.written)
+        out = G(*vals)
+        kept = _captured_writes(rec, before) if own else []
+        boundary = [t for k, t in rec.boundary.items() if k not in seen]
+    for st, v in kept:  # a vmap wrote a captured tensor with a value free of the batch
+        st.value = v
+    if kept:
+        for vc, d in rec.deltas:
+            vc.version += d
+    if not grad_mode.is_grad_enabled():
+        return to_tensors(out)
+    ids = {id(t) for t in tensors}
+    diff = [t for t in tensors if t.requires_grad and is_float(t.dtype)]
+    diff += [t for t in boundary if id(t) not in ids and t.requires_grad and is_float(t.dtype)]
+    if not diff:
+        return to_tensors(out)
+    return _record(G, tensors, diff, draws, jax.tree.structure(out))
+
+
+def _captured_writes(rec, before):
+    """(storage, value) of pre-existing tensors the call wrote, to keep after the sandbox."""
+    kept = []
+    for i, st in rec.written.items():
+        if i in before:
+            continue
+        v = _VALUE.__get__(st)
+        if isinstance(v, _Tracer):
+            raise RuntimeError(
+                "vmap: in-place operation on a captured Tensor of shape "
+                f"{list(np.shape(v))} with a value that depends on the mapped inputs; the "
+                "captured Tensor is not batched (PyTorch: output with shape doesn't match "
+                "the broadcast shape)")
+        kept.append((st, v))
+    return kept
+
+
+def _record(G, tensors, diff, draws, treedef):
+    """One autograd node for ``G``: inputs are the differentiable tensors and captured ones."""
+    pos = {id(t): i for i, t in enumerate(tensors)}
+    fixed = [t._value for t in tensors]
+
+    def F(*xs):
+        vals, bound = list(fixed), []
+        try:
+            for t, x in zip(diff, xs, strict=True):
+                if id(t) in pos:
+                    vals[pos[id(t)]] = x
+                else:
+                    bound.append(_bind(t, x))
+            return tuple(jax.tree.leaves(G(*vals)))
+        finally:
+            for st, v in reversed(bound):
+                _VALUE.__set__(st, v)
+
+    outs = _Lifted.apply(F, draws, *diff)
+    return tree_unflatten(treedef, list(outs))
+
+
+def _bind(t: Tensor, value):
+    """Give the captured tensor ``t`` the traced ``value`` for one run (views included);
+    returns what to restore. The raw slot is used: a binding is not a write."""
+    st = t._storage
+    old = _VALUE.__get__(st)
+    _VALUE.__set__(st, scatter_chain(old, t._chain, value) if t._chain else value)
+    return st, old
+
+
+def _float0(shape):
+    return np.zeros(shape, jax.dtypes.float0)
+
+
+class _Lifted(Function):
+    """A transform's result as one node: backward is the VJP of the whole program."""
+
+    @staticmethod
+    def forward(ctx, F, draws, *tensors):
+        with _scope(draws.replaying()):
+            out, vjp = jax.vjp(F, *[t._value for t in tensors])
+        ctx.F, ctx.vjp, ctx.draws = F, vjp, draws
+        ctx.save_for_backward(*tensors)
+        outs = tuple(wrap(o) for o in out)
+        ctx.mark_non_differentiable(*[o for o in outs if not is_float(o.dtype)])
+        ctx.out_meta = [(o.shape, o.dtype, is_float(t.dtype)) for o, t in zip(out, outs)]
+        return outs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        saved = ctx.saved_tensors
+        cts = [None if not diff else (g if g is not None else wrap(jnp.zeros(s, d)))
+               for g, (s, d, diff) in zip(grads, ctx.out_meta, strict=True)]
+        live = [c for c in cts if c is not None]
+        if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (*saved, *live)):
+            return (None, None, *_double(ctx, saved, cts))
+        vals = tuple(_float0(s) if c is None else c._value
+                     for c, (s, _, _) in zip(cts, ctx.out_meta, strict=True))
+        return (None, None, *(wrap(g) for g in torch_vjp(ctx.vjp, vals)))
+
+
+def _double(ctx, saved, cts):
+    """The VJP re-run as a recorded program of (inputs, cotangents): ``create_graph=True``."""
+    n, F, meta = len(saved), ctx.F, ctx.out_meta
+    live = [c for c in cts if c is not None]
+
+    def H(*xs):
+        _, vjp = jax.vjp(F, *xs[:n])
+        it = iter(xs[n:])
+        full = tuple(_float0(s) if c is None else next(it)
+                     for c, (s, _, _) in zip(cts, meta, strict=True))
+        return tuple(torch_vjp(vjp, full))
+
+    return evaluate(H, [*saved, *live], ctx.draws)
