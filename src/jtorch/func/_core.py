@@ -29,11 +29,9 @@ import numpy as np
 from ..compiler._record import _VALUE, sandbox
 from ..eager import hooks
 from ..eager.autograd import grad_mode
-from ..eager.autograd.function import Function
-from ..eager.autograd.node import torch_vjp
 from ..eager.tensor import Tensor, wrap
-from ..functional.shape import scatter_chain
 from . import _patches
+from . import _program as P
 
 _Tracer = jax.core.Tracer
 LEVELS: list = []  # the transforms around the user code now running, innermost last
@@ -107,6 +105,8 @@ def run_user(fn, args, kwargs, *levels: Level):
     try:
         out = fn(*args, **kwargs)
     except _DATA_DEPENDENT as exc:
+        if P.tracing():
+            raise P.NeedsEager from exc  # op by op, values are concrete under grad
         if not _OWN or not _OWN[-1]:
             raise  # inside a torch.compile trace: let it fall back to eager
         raise RuntimeError(
@@ -150,7 +150,13 @@ class Draws:
         i = self.pos.get(id(gen), 0)
         self.pos[id(gen)] = i + 1
         if i == len(log):
-            log.append(self.base(gen))
+            key, counter = self.base(gen)
+            if isinstance(counter, int):
+                # An array, not a Python int: a compiled program takes it as an argument
+                # instead of a literal that would make every call a new program.
+                with jax.ensure_compile_time_eval():
+                    counter = jnp.asarray(counter, jnp.uint32)
+            log.append((key, counter))
         key, counter = log[i]
         for lv in LEVELS:
             if lv.kind == "vmap" and lv.randomness == "different":
@@ -211,19 +217,47 @@ def _compile_base(rec):
 # ------------------------------------------------------------------ evaluation
 
 
-def evaluate(G, tensors, draws=None):
+def evaluate(G, tensors, draws=None, raw: bool = False):
     """``G(*values)`` (a pure program over the tensors' values that may run user code) as
     tensors; an autograd node when grad mode is on and something it reads requires grad.
-    ``draws``: a ``Draws`` shared by runs of one program, so they see the same numbers."""
+
+    ``draws``: a ``Draws`` shared by runs of one program, so they see the same numbers.
+    ``raw``: ``G`` returns ``(main, extra)``; only ``main`` becomes tensors (with history),
+    ``extra`` (a pullback and its residuals) comes back as JAX values."""
+    from ._lift import record
+
     vals = [t._value for t in tensors]
     if nested():
-        return to_tensors(G(*vals))
+        out = G(*vals)
+        return (to_tensors(out[0]), out[1]) if raw else to_tensors(out)
     draws = Draws() if draws is None else draws
+    compiled = hooks.RECORDER is None  # inside a torch.compile trace: op by op
+    try:
+        out, boundary = _attempt(G, vals, draws, compiled)
+    except P.NeedsEager:
+        compiled = False
+        out, boundary = _attempt(G, vals, draws, compiled)
+    main, extra = out if raw else (out, None)
+    result = to_tensors(main)
+    if grad_mode.is_grad_enabled():
+        ids = {id(t) for t in tensors}
+        diff = [t for t in tensors if t.requires_grad and is_float(t.dtype)]
+        diff += [t for t in boundary
+                 if id(t) not in ids and t.requires_grad and is_float(t.dtype)]
+        if diff:
+            G_main = (lambda *v: G(*v)[0]) if raw else G
+            result = record(G_main, tensors, diff, draws, jax.tree.structure(main), compiled)
+    return (result, extra) if raw else result
+
+
+def _attempt(G, vals, draws, compiled: bool):
+    """One run of ``G`` in a sandbox: ``(output, captured tensors needing grad)``."""
     own = hooks.RECORDER is None
     with _scope(draws.replaying()) as rec:
-        seen = set(rec.boundary)
-        before = set(rec.written)
-        out = G(*vals)
+        seen, before = set(rec.boundary), set(rec.written)
+        out = P.run(G, vals) if compiled else G(*vals)
+        if compiled and len(rec.written) != len(before):
+            raise P.NeedsEager  # a captured tensor was written: keep it or raise, op by op
         kept = _captured_writes(rec, before) if own else []
         boundary = [t for k, t in rec.boundary.items() if k not in seen]
     for st, v in kept:  # a vmap wrote a captured tensor with a value free of the batch
@@ -231,14 +265,20 @@ def evaluate(G, tensors, draws=None):
     if kept:
         for vc, d in rec.deltas:
             vc.version += d
-    if not grad_mode.is_grad_enabled():
-        return to_tensors(out)
-    ids = {id(t) for t in tensors}
-    diff = [t for t in tensors if t.requires_grad and is_float(t.dtype)]
-    diff += [t for t in boundary if id(t) not in ids and t.requires_grad and is_float(t.dtype)]
-    if not diff:
-        return to_tensors(out)
-    return _record(G, tensors, diff, draws, jax.tree.structure(out))
+    return out, boundary
+
+
+def run_compiled_or_eager(fn, draws, compiled: bool):
+    """``fn(run)`` in a sandbox, where ``run(F, *xs)`` evaluates ``F`` as one compiled
+    program when ``compiled`` (op by op if it must)."""
+    if compiled:
+        try:
+            with _scope(draws.replaying()):
+                return fn(lambda F, *xs: P.run(F, xs))
+        except P.NeedsEager:
+            pass
+    with _scope(draws.replaying()):
+        return fn(lambda F, *xs: F(*xs))
 
 
 def _captured_writes(rec, before):
@@ -256,80 +296,3 @@ def _captured_writes(rec, before):
                 "the broadcast shape)")
         kept.append((st, v))
     return kept
-
-
-def _record(G, tensors, diff, draws, treedef):
-    """One autograd node for ``G``: inputs are the differentiable tensors and captured ones."""
-    pos = {id(t): i for i, t in enumerate(tensors)}
-    fixed = [t._value for t in tensors]
-
-    def F(*xs):
-        vals, bound = list(fixed), []
-        try:
-            for t, x in zip(diff, xs, strict=True):
-                if id(t) in pos:
-                    vals[pos[id(t)]] = x
-                else:
-                    bound.append(_bind(t, x))
-            return tuple(jax.tree.leaves(G(*vals)))
-        finally:
-            for st, v in reversed(bound):
-                _VALUE.__set__(st, v)
-
-    outs = _Lifted.apply(F, draws, *diff)
-    return tree_unflatten(treedef, list(outs))
-
-
-def _bind(t: Tensor, value):
-    """Give the captured tensor ``t`` the traced ``value`` for one run (views included);
-    returns what to restore. The raw slot is used: a binding is not a write."""
-    st = t._storage
-    old = _VALUE.__get__(st)
-    _VALUE.__set__(st, scatter_chain(old, t._chain, value) if t._chain else value)
-    return st, old
-
-
-def _float0(shape):
-    return np.zeros(shape, jax.dtypes.float0)
-
-
-class _Lifted(Function):
-    """A transform's result as one node: backward is the VJP of the whole program."""
-
-    @staticmethod
-    def forward(ctx, F, draws, *tensors):
-        with _scope(draws.replaying()):
-            out, vjp = jax.vjp(F, *[t._value for t in tensors])
-        ctx.F, ctx.vjp, ctx.draws = F, vjp, draws
-        ctx.save_for_backward(*tensors)
-        outs = tuple(wrap(o) for o in out)
-        ctx.mark_non_differentiable(*[o for o in outs if not is_float(o.dtype)])
-        ctx.out_meta = [(o.shape, o.dtype, is_float(t.dtype)) for o, t in zip(out, outs)]
-        return outs
-
-    @staticmethod
-    def backward(ctx, *grads):
-        saved = ctx.saved_tensors
-        cts = [None if not diff else (g if g is not None else wrap(jnp.zeros(s, d)))
-               for g, (s, d, diff) in zip(grads, ctx.out_meta, strict=True)]
-        live = [c for c in cts if c is not None]
-        if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (*saved, *live)):
-            return (None, None, *_double(ctx, saved, cts))
-        vals = tuple(_float0(s) if c is None else c._value
-                     for c, (s, _, _) in zip(cts, ctx.out_meta, strict=True))
-        return (None, None, *(wrap(g) for g in torch_vjp(ctx.vjp, vals)))
-
-
-def _double(ctx, saved, cts):
-    """The VJP re-run as a recorded program of (inputs, cotangents): ``create_graph=True``."""
-    n, F, meta = len(saved), ctx.F, ctx.out_meta
-    live = [c for c in cts if c is not None]
-
-    def H(*xs):
-        _, vjp = jax.vjp(F, *xs[:n])
-        it = iter(xs[n:])
-        full = tuple(_float0(s) if c is None else next(it)
-                     for c, (s, _, _) in zip(cts, meta, strict=True))
-        return tuple(torch_vjp(vjp, full))
-
-    return evaluate(H, [*saved, *live], ctx.draws)

@@ -92,19 +92,18 @@ def grad(func, argnums=0, has_aux: bool = False):
 def vjp(func, *primals, has_aux: bool = False):
     """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` gives a gradient per primal."""
     diff = Diff(primals, tuple(range(len(primals))))
-    meta, pulls = {}, []
+    meta = {}
     f = _user(func, diff, {}, has_aux, "vjp(f, *primals)", "grad", meta)
 
     def G(*vals):
         out, pull, aux = jax.vjp(f, *vals, has_aux=True)
-        pulls.append(pull)
-        return out, aux
+        return (out, aux), pull
 
     draws = Draws()
-    out, aux = evaluate(G, diff.leaves, draws)
-    # An output with autograd history was recomputed in its node: the pullback of the first
-    # run holds no history, so vjp_fn then differentiates the program again.
-    pull = None if any(t.grad_fn is not None for t in out) else pulls[0]
+    (out, aux), pull = evaluate(G, diff.leaves, draws, raw=True)
+    if any(t.grad_fn is not None for t in out):
+        # The pullback holds no autograd history: vjp_fn differentiates the program again.
+        pull = None
     fn = functools.partial(_vjp_fn, f, diff, pull, out, meta["out"], draws)
     result = tree_unflatten(meta["out"], out)
     return (result, fn, aux) if has_aux else (result, fn)
@@ -183,18 +182,13 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 def linearize(func, *primals):
     """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is J @ tangents at the primals."""
     diff = Diff(primals, tuple(range(len(primals))))
-    meta, lins = {}, []
+    meta = {}
     f = _user(func, diff, {}, False, "linearize(f, *primals)", "fwd", meta)
     plain = lambda *v: f(*v)[0]  # noqa: E731
-
-    def G(*vals):
-        out, lin = jax.linearize(plain, *vals)
-        lins.append(lin)
-        return out
-
     draws = Draws()
-    out = evaluate(G, diff.leaves, draws)
-    lin = None if any(t.grad_fn is not None for t in out) else lins[0]
+    out, lin = evaluate(lambda *v: jax.linearize(plain, *v), diff.leaves, draws, raw=True)
+    if any(t.grad_fn is not None for t in out):
+        lin = None
     n = len(diff.leaves)
 
     def jvp_fn(*tangents):

@@ -62,6 +62,10 @@ def _concrete(t: Tensor, error: str):
     c = v.to_concrete_value()
     if c is None:
         from ._core import LEVELS
+        from ._program import NeedsEager, tracing
+
+        if tracing():  # a compiled program has no values: run this one op by op
+            raise NeedsEager
 
         if any(lv.kind == "vmap" for lv in LEVELS):
             raise RuntimeError(error)
