@@ -304,12 +304,30 @@ def test_vmap_batched_write_to_captured_tensor_raises():
 # ------------------------------------------------------------------ modules
 
 
+_LINEAR = {}
+
+
+def _linear(tt, n_in, n_out, seed, bias=True):
+    """A Linear layer with fixed weights (no random init: the same values in both libraries,
+    and no sampling kernels to compile)."""
+    if tt not in _LINEAR:
+        class Linear(tt.nn.Module):
+            def __init__(self, n_in, n_out, seed, bias):
+                super().__init__()
+                w = np.cos(np.arange(n_in * n_out) * 0.7 + seed).reshape(n_out, n_in)
+                self.weight = tt.nn.Parameter(_t(tt, w))
+                self.bias = tt.nn.Parameter(_t(tt, np.sin(np.arange(n_out) + seed))) if bias \
+                    else None
+
+            def forward(self, x):
+                return tt.nn.functional.linear(x, self.weight, self.bias)
+
+        _LINEAR[tt] = Linear
+    return _LINEAR[tt](n_in, n_out, seed, bias)
+
+
 def _mlp(tt, k=0):
-    m = tt.nn.Sequential(tt.nn.Linear(3, 4), tt.nn.Tanh(), tt.nn.Linear(4, 2)).double()
-    with tt.no_grad():
-        for i, p in enumerate(m.parameters()):
-            p.copy_(tt.tensor(np.cos(np.arange(p.numel()) * 0.7 + i + k).reshape(p.shape)))
-    return m
+    return tt.nn.Sequential(_linear(tt, 3, 4, k), tt.nn.Tanh(), _linear(tt, 4, 2, k + 2))
 
 
 def test_per_sample_gradients():
@@ -340,7 +358,7 @@ def test_ensembling_with_stack_module_state():
     check(prog)
     check(lambda tt: tt.func.stack_module_state([]))
     check(lambda tt: tt.func.stack_module_state([_mlp(tt), _mlp(tt).eval()]))
-    check(lambda tt: tt.func.stack_module_state([_mlp(tt), tt.nn.Linear(3, 4)]))
+    check(lambda tt: tt.func.stack_module_state([_mlp(tt), tt.nn.Tanh()]))
 
 
 def test_functional_call_autograd_and_restore():
@@ -358,11 +376,9 @@ def _tied(tt):
     class Tied(tt.nn.Module):
         def __init__(self):
             super().__init__()
-            self.a = tt.nn.Linear(3, 3, bias=False).double()
-            self.b = tt.nn.Linear(3, 3, bias=False).double()
+            self.a = _linear(tt, 3, 3, 5, bias=False)
+            self.b = _linear(tt, 3, 3, 6, bias=False)
             self.b.weight = self.a.weight
-            with tt.no_grad():
-                self.a.weight.copy_(tt.tensor(W23.T @ W23 * 0.5 + 0.1))
 
         def forward(self, x):
             return self.b(self.a(x))
@@ -446,3 +462,127 @@ def test_functionalize():
 
     check(prog)
     check(lambda tt: tt.func.functionalize(lambda x: x, remove="x")(_t(tt, X3)))
+
+
+# ------------------------------------------------------------------ with autograd
+
+
+def test_results_carry_autograd_history_like_pytorch():
+    def prog(tt):
+        m, x = _mlp(tt), _t(tt, X3)
+        F = tt.func
+        g_closure = F.grad(lambda x: m(x).tanh().sum())(x)  # history to m's parameters
+        g_closure.pow(2).sum().backward()
+        grads = [p.grad.clone() for p in m.parameters()]
+        xr = _t(tt, X3, requires_grad=True)
+        g = F.grad(lambda x: (x.sin() * x).sum())(xr)
+        g.sum().backward()
+        with tt.no_grad():
+            g_off = F.grad(lambda x: (x.sin() * x).sum())(xr)
+        v = F.vmap(m)(_t(tt, X23))
+        out, fn = F.vjp(lambda x: x.exp() * x, xr)
+        vj = fn(_t(tt, X3))
+        return (g_closure, grads, g, xr.grad, g_closure.requires_grad, g_off.requires_grad,
+                v.requires_grad, out.requires_grad, vj[0].requires_grad)
+
+    check(prog)
+
+
+def test_higher_order_through_autograd():
+    def prog(tt):
+        x = _t(tt, X3, requires_grad=True)
+        g = tt.func.grad(lambda x: (x.sin() ** 2).sum())(x)
+        (h,) = tt.autograd.grad(g.sum(), x, create_graph=True)
+        (t,) = tt.autograd.grad(h.sum(), x)
+        return g, h, t
+
+    check(prog)
+
+
+def test_maml_inner_loop():
+    def prog(tt):
+        m = _mlp(tt)
+        params = dict(m.named_parameters())
+        x, y = _t(tt, X23), tt.tensor([1, 0])
+
+        def loss(p, x, y):
+            return tt.nn.functional.cross_entropy(tt.func.functional_call(m, p, (x,)), y)
+
+        new = params
+        for _ in range(2):
+            grads = tt.func.grad(loss)(new, x, y)
+            new = {k: v - 0.1 * grads[k] for k, v in new.items()}
+        outer = loss(new, x.flip(0), y)
+        outer.backward()
+        return outer, [p.grad for p in m.parameters()]
+
+    check(prog)
+
+
+def test_code_inside_transforms():
+    def prog(tt):
+        F, x = tt.func, _t(tt, X3)
+        detach_grad = F.grad(lambda x: (x.detach() * x).sum())(x)
+        detach_jvp = F.jvp(lambda x: x.detach() * x, (x,), (tt.ones_like(x),))
+        data_grad = F.grad(lambda x: (x.data * x).sum())(x)
+        item = F.grad(lambda x: (x * x.max().item()).sum())(x)
+        branch = F.grad(lambda x: (x.sin() if x.sum() > 0 else x.cos()).sum())(x)
+        inplace = F.grad(lambda x: x.clone().mul_(x).sum())(x)
+        return detach_grad, detach_jvp, data_grad, item, branch, inplace
+
+    check(prog)
+
+
+def test_writing_a_captured_tensor_in_grad_raises():
+    def prog(tt):
+        buf = tt.zeros(3, dtype=tt.float64)
+        return tt.func.grad(lambda x: (buf.add_(2), (x * x).sum())[1])(_t(tt, X3))
+
+    check(prog)
+
+
+def _functions(tt):
+    class NoSetup(tt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.round()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Setup(tt.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x.round() * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * ctx.k * x, None
+
+    class Vmappable(Setup):
+        generate_vmap_rule = True
+
+    return NoSetup, Setup, Vmappable
+
+
+_FUNCTIONS = {
+    "no_setup_context": lambda tt, F, A, B, C, x: F.grad(lambda x: A.apply(x).sum())(x),
+    "custom_backward": lambda tt, F, A, B, C, x: F.grad(lambda x: B.apply(x, 2.0).sum())(x),
+    "no_vmap_rule": lambda tt, F, A, B, C, x: F.vmap(lambda x: B.apply(x, 2.0))(x),
+    "vmap_rule": lambda tt, F, A, B, C, x: F.vmap(lambda x: C.apply(x, 2.0))(x),
+    "vmap_grad": lambda tt, F, A, B, C, x: F.vmap(F.grad(lambda x: C.apply(x, 2.0).sum()))(x),
+    "jacrev": lambda tt, F, A, B, C, x: F.jacrev(lambda x: C.apply(x, 2.0))(x),
+    "jvp_without_rule": lambda tt, F, A, B, C, x: F.jvp(lambda x: C.apply(x, 2.0), (x,), (x,)),
+}
+
+
+@pytest.mark.parametrize("name", list(_FUNCTIONS))
+def test_autograd_function_in_transforms(name):
+    check(lambda tt: _FUNCTIONS[name](tt, tt.func, *_functions(tt), _t(tt, X3)))

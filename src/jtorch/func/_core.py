@@ -233,29 +233,41 @@ def evaluate(G, tensors, draws=None, raw: bool = False):
     draws = Draws() if draws is None else draws
     compiled = hooks.RECORDER is None  # inside a torch.compile trace: op by op
     try:
-        out, boundary = _attempt(G, vals, draws, compiled)
+        program, boundary = _attempt(G, vals, draws, compiled)
     except P.NeedsEager:
         compiled = False
-        out, boundary = _attempt(G, vals, draws, compiled)
-    main, extra = out if raw else (out, None)
-    result = to_tensors(main)
+        program, boundary = _attempt(G, vals, draws, compiled)
     if grad_mode.is_grad_enabled():
         ids = {id(t) for t in tensors}
         diff = [t for t in tensors if t.requires_grad and is_float(t.dtype)]
         diff += [t for t in boundary
                  if id(t) not in ids and t.requires_grad and is_float(t.dtype)]
-        if diff:
+        if diff:  # the program runs in its autograd node (and the first run never does)
             G_main = (lambda *v: G(*v)[0]) if raw else G
-            result = record(G_main, tensors, diff, draws, jax.tree.structure(main), compiled)
-    return (result, extra) if raw else result
+            shapes = program.shapes[0] if raw else program.shapes
+            result = record(G_main, tensors, diff, draws, jax.tree.structure(shapes), compiled)
+            return (result, None) if raw else result
+    out = program()
+    return (to_tensors(out[0]), out[1]) if raw else to_tensors(out)
+
+
+class _Done:
+    """An eager run's result, as a program that has run."""
+
+    def __init__(self, out):
+        self.shapes = out
+
+    def __call__(self):
+        return self.shapes
 
 
 def _attempt(G, vals, draws, compiled: bool):
-    """One run of ``G`` in a sandbox: ``(output, captured tensors needing grad)``."""
+    """Trace (compiled) or run ``G`` in a sandbox: ``(program, captured tensors needing
+    grad)``, the program a thunk giving ``G``'s output."""
     own = hooks.RECORDER is None
     with _scope(draws.replaying()) as rec:
         seen, before = set(rec.boundary), set(rec.written)
-        out = P.run(G, vals) if compiled else G(*vals)
+        program = P.trace(G, vals) if compiled else _Done(G(*vals))
         if compiled and len(rec.written) != len(before):
             raise P.NeedsEager  # a captured tensor was written: keep it or raise, op by op
         kept = _captured_writes(rec, before) if own else []
@@ -265,7 +277,7 @@ def _attempt(G, vals, draws, compiled: bool):
     if kept:
         for vc, d in rec.deltas:
             vc.version += d
-    return out, boundary
+    return program, boundary
 
 
 def run_compiled_or_eager(fn, draws, compiled: bool):

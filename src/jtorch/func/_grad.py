@@ -100,10 +100,9 @@ def vjp(func, *primals, has_aux: bool = False):
         return (out, aux), pull
 
     draws = Draws()
+    # pull is None when the outputs have autograd history: vjp_fn then differentiates the
+    # program again, so that its results have history too.
     (out, aux), pull = evaluate(G, diff.leaves, draws, raw=True)
-    if any(t.grad_fn is not None for t in out):
-        # The pullback holds no autograd history: vjp_fn differentiates the program again.
-        pull = None
     fn = functools.partial(_vjp_fn, f, diff, pull, out, meta["out"], draws)
     result = tree_unflatten(meta["out"], out)
     return (result, fn, aux) if has_aux else (result, fn)
@@ -187,8 +186,6 @@ def linearize(func, *primals):
     plain = lambda *v: f(*v)[0]  # noqa: E731
     draws = Draws()
     out, lin = evaluate(lambda *v: jax.linearize(plain, *v), diff.leaves, draws, raw=True)
-    if any(t.grad_fn is not None for t in out):
-        lin = None
     n = len(diff.leaves)
 
     def jvp_fn(*tangents):

@@ -15,6 +15,7 @@ from ..eager.autograd.function import Function
 from ..eager.autograd.node import torch_vjp
 from ..eager.tensor import Tensor, wrap
 from ..functional.shape import scatter_chain
+from . import _program as P
 from ._core import evaluate, is_float, run_compiled_or_eager, tree_unflatten
 
 
@@ -60,7 +61,7 @@ class _Lifted(Function):
     def forward(ctx, F, draws, compiled, *tensors):
         vals = [t._value for t in tensors]
         out, vjp = run_compiled_or_eager(
-            lambda run: jax.vjp(lambda *xs: run(F, *xs), *vals), draws, compiled)
+            lambda run: run(lambda *xs: jax.vjp(F, *xs), *vals), draws, compiled)
         ctx.F, ctx.vjp, ctx.draws = F, vjp, draws
         ctx.save_for_backward(*tensors)
         outs = tuple(wrap(o) for o in out)
@@ -76,9 +77,14 @@ class _Lifted(Function):
         live = [c for c in cts if c is not None]
         if grad_mode.is_grad_enabled() and any(t.requires_grad for t in (*saved, *live)):
             return (None, None, None, *_double(ctx, saved, cts))
-        vals = tuple(_float0(s) if c is None else c._value
-                     for c, (s, _, _) in zip(cts, ctx.out_meta, strict=True))
-        return (None, None, None, *(wrap(g) for g in torch_vjp(ctx.vjp, vals)))
+        def pull(*live_vals):
+            it = iter(live_vals)
+            full = tuple(_float0(s) if c is None else next(it)
+                         for c, (s, _, _) in zip(cts, ctx.out_meta, strict=True))
+            return tuple(torch_vjp(ctx.vjp, full))
+
+        grads = P.run(pull, [c._value for c in live])
+        return (None, None, None, *(wrap(g) for g in grads))
 
 
 def _double(ctx, saved, cts):

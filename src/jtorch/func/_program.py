@@ -37,21 +37,37 @@ def tracing() -> bool:
 
 def run(G, vals):
     """``G(*vals)`` through one cached executable."""
+    return trace(G, vals)()
+
+
+def trace(G, vals) -> Program:
+    """Trace ``G`` (running the user's code) into a program, run by calling it."""
     TRACING.append(True)
     try:
         closed, shapes = jax.make_jaxpr(G, return_shape=True)(*vals)
     finally:
         TRACING.pop()
-    key = _key(closed.jaxpr)
-    fn = _PROGRAMS.get(key)
-    if fn is None:
-        fn = _PROGRAMS[key] = jax.jit(functools.partial(_evaluate, closed.jaxpr))
-        if len(_PROGRAMS) > _MAX_PROGRAMS:
-            _PROGRAMS.popitem(last=False)
-    else:
-        _PROGRAMS.move_to_end(key)
-    flat = fn(closed.consts, *vals)
-    return jax.tree.unflatten(jax.tree.structure(shapes), flat)
+    return Program(closed, shapes, vals)
+
+
+class Program:
+    """A traced program and its arguments; ``shapes`` is its output structure."""
+
+    def __init__(self, closed, shapes, vals):
+        self.closed, self.shapes, self.vals = closed, shapes, vals
+
+    def __call__(self):
+        closed = self.closed
+        key = _key(closed.jaxpr)
+        fn = _PROGRAMS.get(key)
+        if fn is None:
+            fn = _PROGRAMS[key] = jax.jit(functools.partial(_evaluate, closed.jaxpr))
+            if len(_PROGRAMS) > _MAX_PROGRAMS:
+                _PROGRAMS.popitem(last=False)
+        else:
+            _PROGRAMS.move_to_end(key)
+        flat = fn(closed.consts, *self.vals)
+        return jax.tree.unflatten(jax.tree.structure(self.shapes), flat)
 
 
 def _evaluate(jaxpr, consts, *args):
