@@ -155,11 +155,24 @@ def test_jvp_complex():
     check(prog)
 
 
-def test_jvp_errors():
-    f = lambda x: x * 2  # noqa: E731
-    check(lambda tt: tt.func.jvp(f, _t(tt, X3), (_t(tt, X3),)))
-    check(lambda tt: tt.func.jvp(f, (_t(tt, X3),), [_t(tt, X3)]))
-    check(lambda tt: tt.func.jvp(f, (_t(tt, X3),), (_t(tt, B2),)))
+_RULES = {
+    "jvp_primals_not_tuple": lambda F, tt, x: F.jvp(lambda x: x * 2, x, (x,)),
+    "jvp_tangents_list": lambda F, tt, x: F.jvp(lambda x: x * 2, (x,), [x]),
+    "jvp_tangent_shape": lambda F, tt, x: F.jvp(lambda x: x * 2, (x,), (x[:2],)),
+    "jvp_integer_primal": lambda F, tt, x: F.jvp(lambda x: x * 2, (x.long(),), (x,)),
+    "jvp_strict_ok": lambda F, tt, x: F.jvp(lambda x: x * 2, (x,), (x,), strict=True),
+    "jvp_strict_independent": lambda F, tt, x: F.jvp(lambda x: (x * 2, tt.ones(2)), (x,), (x,),
+                                                     strict=True),
+    "grad_integer_output": lambda F, tt, x: F.grad(lambda x: x.sum().long())(x),
+    "jacrev_integer_output": lambda F, tt, x: F.jacrev(lambda x: x.long())(x),
+    "vjp_python_output": lambda F, tt, x: F.vjp(lambda x: (x, 3.0), x),
+    "vjp_integer_primal": lambda F, tt, x: F.vjp(lambda x: x * 2, x.long()),
+}
+
+
+@pytest.mark.parametrize("name", list(_RULES))
+def test_transform_rules(name):
+    check(lambda tt: _RULES[name](tt.func, tt, _t(tt, X3)))
 
 
 # ------------------------------------------------------------------ jacobians

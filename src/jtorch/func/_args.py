@@ -26,10 +26,14 @@ def check_argnums(argnums, n_args: int):
     return tuple(out)
 
 
+def _NOT_FLOAT(leaf):
+    return RuntimeError("only Tensors of floating point dtype can require gradients")
+
+
 class Diff:
     """The differentiated arguments of a call: flat tensor leaves and how to put them back."""
 
-    def __init__(self, args, argnums, *, float_only: bool = True):
+    def __init__(self, args, argnums, *, not_float=None):
         self.args, self.single = args, isinstance(argnums, int)
         self.nums = check_argnums(argnums, len(args))
         self.leaves, self.defs = [], []
@@ -39,9 +43,8 @@ class Diff:
                 if not isinstance(leaf, Tensor):
                     raise ValueError(f"Thing passed to transform API must be Tensor, got "
                                      f"{type(leaf)}")
-                if float_only and not is_float(leaf.dtype):
-                    raise RuntimeError("only Tensors of floating point dtype can require "
-                                       "gradients")
+                if not is_float(leaf.dtype):
+                    raise (not_float or _NOT_FLOAT)(leaf)
             self.leaves += leaves
             self.defs.append((treedef, len(leaves)))
 

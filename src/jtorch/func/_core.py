@@ -12,6 +12,8 @@ arrays. ``evaluate(G, tensors)`` runs such a program ``G`` on tensors' values.
 - **Levels.** While user code runs, ``LEVELS`` lists the transforms around it (innermost
   last): random draws consult it (``vmap``'s ``randomness``) and ``detach()``,
   ``.item()`` and ``autograd.Function`` behave as PyTorch's do inside transforms.
+- **Compiled.** The outermost program is traced once per call and run as one cached
+  executable (``_program``); one that needs concrete values runs op by op instead.
 - **Autograd.** When grad mode is on and an input, or a tensor the function captured
   (a module parameter), requires grad, the result is recorded as ONE autograd node
   whose backward is the VJP of the whole program (itself recorded under
@@ -79,7 +81,7 @@ def to_arrays(tree):
 
 def to_tensors(tree):
     """JAX arrays in ``tree`` wrapped as fresh tensors."""
-    return jax.tree.map(lambda a: wrap(jnp.asarray(a)) if isinstance(a, jax.Array) else a,
+    return jax.tree.map(lambda a: wrap(a) if isinstance(a, jax.Array) else a,
                         tree, is_leaf=lambda x: x is None)
 
 
@@ -170,6 +172,12 @@ _OWN: list = []  # per outermost call: whether it owns its sandbox (not in a com
 
 def _draw(gen):
     return _CURRENT[-1](gen)
+
+
+def rewind_draws() -> None:
+    """Let the next code of the outermost call draw again what it drew (vmap's chunks)."""
+    if _CURRENT and not nested():
+        _CURRENT[-1].rewind()
 
 
 def _eager_base(gen):

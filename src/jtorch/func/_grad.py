@@ -11,20 +11,29 @@ import functools
 
 import jax
 import jax.numpy as jnp
+from jax.extend import core as jcore
 
 from ..eager.autograd import grad_mode
 from ..eager.autograd.node import torch_vjp
 from ..eager.tensor import Tensor
 from ._args import Diff, split_aux, tensor_leaves
-from ._core import Draws, Level, evaluate, run_user, tree_flatten, tree_unflatten
+from ._core import Draws, Level, evaluate, is_float, run_user, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize"]
 
 
-def _outputs(out, api: str):
+def _outputs(out, api: str, float_only: bool):
     """Flat tensor outputs (as arrays) and their structure."""
     leaves, treedef = tensor_leaves(out, lambda x: RuntimeError(
-        f"{api}: Expected f to be a function that has only Tensor outputs, got {type(x)}"))
+        f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(x)}"))
+    if not leaves:
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got "
+                           f"output = {out})")
+    for t in leaves:
+        if float_only and not is_float(t.dtype):
+            raise RuntimeError(f"{api.split('(')[0]}(f, ...): All outputs of f must be "
+                               "floating-point or complex Tensors, got Tensor with dtype "
+                               f"{t.dtype}")
     return [t._value for t in leaves], treedef
 
 
@@ -34,7 +43,7 @@ def _user(func, diff: Diff, kwargs, has_aux, api, kind, meta, extra=()):
     def f(*dv):
         out = run_user(func, diff.call_args(dv), kwargs, *extra, Level(kind))
         out, aux = split_aux(out, has_aux, api)
-        flat, meta["out"] = _outputs(out, api)
+        flat, meta["out"] = _outputs(out, api, kind == "grad")
         return flat, aux
 
     return f
@@ -56,6 +65,8 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
 
         def G(*vals):
             value, pull, aux = jax.vjp(f, *vals, has_aux=True)
+            if not jnp.issubdtype(value.dtype, jnp.inexact):  # PyTorch: zero gradients
+                return tuple(jnp.zeros_like(v) for v in vals), value, aux
             return torch_vjp(pull, jnp.ones_like(value)), value, aux
 
         grads, value, aux = evaluate(G, diff.leaves)
@@ -72,7 +83,7 @@ def _check_scalar(out, api: str) -> None:
         raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor "
                            f"with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev "
                            "APIs instead?")
-    if not out.dtype.is_floating_point:
+    if out.dtype.is_complex:
         raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
                            f"got {out.dtype}")
 
@@ -157,13 +168,11 @@ def _check_tangents(primals, tangents, api: str):
 def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
     """``(func(*primals), J @ tangents)``: a forward-mode Jacobian-vector product."""
     api = "jvp(f, primals, tangents)"
-    if strict:
-        raise RuntimeError(f"{api}: strict=True is not implemented in torch.func (use "
-                           "torch.autograd.functional.jvp)")
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
-    diff = Diff(primals, tuple(range(len(primals))))
+    diff = Diff(primals, tuple(range(len(primals))), not_float=lambda t: ValueError(
+        f"Expected primal to be floating point or complex, but got: {t.dtype}"))
     ts = _check_tangents(primals, tangents, api)
     meta = {}
     f = _user(func, diff, {}, has_aux, api, "fwd", meta)
@@ -171,11 +180,25 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 
     def G(*vals):
         out, tout, aux = jax.jvp(f, vals[:n], vals[n:], has_aux=True)
+        if strict:
+            _check_strict(lambda *t: jax.jvp(f, vals[:n], t, has_aux=True)[1], vals[n:])
         return out, tout, aux
 
     out, tout, aux = evaluate(G, [*diff.leaves, *ts])
     result = (tree_unflatten(meta["out"], out), tree_unflatten(meta["out"], tout))
     return (*result, aux) if has_aux else result
+
+
+def _check_strict(tangent_map, tangents) -> None:
+    """jvp's strict=True: every output's tangent must depend on the input tangents."""
+    jaxpr = jax.make_jaxpr(tangent_map)(*tangents).jaxpr
+    live = set(jaxpr.invars)
+    for eqn in jaxpr.eqns:
+        if any(not isinstance(v, jcore.Literal) and v in live for v in eqn.invars):
+            live.update(eqn.outvars)
+    if any(isinstance(v, jcore.Literal) or v not in live for v in jaxpr.outvars):
+        raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                           "independent of the inputs. This is not allowed with strict=True.")
 
 
 def linearize(func, *primals):

@@ -22,10 +22,9 @@ from jax._src.interpreters.batching import infer as _INFER
 
 from ..eager.tensor import Tensor
 from ._core import (
-    _CURRENT,
     Level,
     evaluate,
-    nested,
+    rewind_draws,
     run_user,
     to_tensors,
     tree_flatten,
@@ -152,8 +151,8 @@ class _Call:
             stop = min(start + chunk, size)
             part = [jax.lax.slice_in_dim(v, start, stop, axis=a) if chunk < size else v
                     for v, a in zip(vals, in_axes, strict=True)]
-            if start and not nested():
-                _CURRENT[-1].rewind()  # every chunk sees the draws the first one saw
+            if start:
+                rewind_draws()  # every chunk sees the draws the first one saw
             outs, axes = jax.vmap(self.body, in_axes=(*in_axes, 0), out_axes=_INFER)(
                 *part, jnp.arange(start, stop))
             chunks.append(self._place(outs, axes, stop - start))
