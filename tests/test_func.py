@@ -512,6 +512,19 @@ def test_higher_order_through_autograd():
     check(prog)
 
 
+def test_tensor_passed_twice_and_captured():
+    def prog(tt):
+        x = _t(tt, X3, requires_grad=True)
+        g = tt.func.grad(lambda a, b: (a * b * b).sum(), argnums=(0, 1))(x, x)
+        (g[0] + g[1]).sum().backward()
+        first, x.grad = x.grad, None
+        h = tt.func.grad(lambda y: (y * x * x).sum())(x)
+        h.sum().backward()
+        return g, first, h, x.grad
+
+    check(prog)
+
+
 def test_maml_inner_loop():
     def prog(tt):
         m = _mlp(tt)

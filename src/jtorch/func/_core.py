@@ -246,14 +246,14 @@ def evaluate(G, tensors, draws=None, raw: bool = False):
         compiled = False
         program, boundary = _attempt(G, vals, draws, compiled)
     if grad_mode.is_grad_enabled():
-        ids = {id(t) for t in tensors}
-        diff = [t for t in tensors if t.requires_grad and is_float(t.dtype)]
-        diff += [t for t in boundary
-                 if id(t) not in ids and t.requires_grad and is_float(t.dtype)]
-        if diff:  # the program runs in its autograd node (and the first run never does)
+        # Inputs by position (one tensor may come twice); captured tensors by their storage
+        # (a tensor both passed and captured is differentiated along both paths).
+        inputs = [i for i, t in enumerate(tensors) if t.requires_grad and is_float(t.dtype)]
+        captured = [t for t in boundary if t.requires_grad and is_float(t.dtype)]
+        if inputs or captured:  # the program runs in its node (the first run never does)
             G_main = (lambda *v: G(*v)[0]) if raw else G
-            shapes = program.shapes[0] if raw else program.shapes
-            result = record(G_main, tensors, diff, draws, jax.tree.structure(shapes), compiled)
+            shapes = jax.tree.structure(program.shapes[0] if raw else program.shapes)
+            result = record(G_main, tensors, inputs, captured, draws, shapes, compiled)
             return (result, None) if raw else result
     out = program()
     return (to_tensors(out[0]), out[1]) if raw else to_tensors(out)

@@ -19,25 +19,25 @@ from . import _program as P
 from ._core import evaluate, is_float, run_compiled_or_eager, tree_unflatten
 
 
-def record(G, tensors, diff, draws, treedef, compiled: bool):
-    """One autograd node for ``G``: inputs are the differentiable tensors and captured ones."""
-    pos = {id(t): i for i, t in enumerate(tensors)}
+def record(G, tensors, inputs, captured, draws, treedef, compiled: bool):
+    """One autograd node for ``G``: its inputs are ``tensors[i]`` for ``i`` in ``inputs``
+    (arguments of ``G``) and the ``captured`` tensors (bound to values for each run)."""
     fixed = [t._value for t in tensors]
+    n = len(inputs)
 
     def F(*xs):
         vals, bound = list(fixed), []
         try:
-            for t, x in zip(diff, xs, strict=True):
-                if id(t) in pos:
-                    vals[pos[id(t)]] = x
-                else:
-                    bound.append(_bind(t, x))
+            for i, x in zip(inputs, xs[:n], strict=True):
+                vals[i] = x
+            for t, x in zip(captured, xs[n:], strict=True):
+                bound.append(_bind(t, x))
             return tuple(jax.tree.leaves(G(*vals)))
         finally:
             for st, v in reversed(bound):
                 _VALUE.__set__(st, v)
 
-    outs = _Lifted.apply(F, draws, compiled, *diff)
+    outs = _Lifted.apply(F, draws, compiled, *[tensors[i] for i in inputs], *captured)
     return tree_unflatten(treedef, list(outs))
 
 
