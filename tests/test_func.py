@@ -167,6 +167,8 @@ _RULES = {
     "jacrev_integer_output": lambda F, tt, x: F.jacrev(lambda x: x.long())(x),
     "vjp_python_output": lambda F, tt, x: F.vjp(lambda x: (x, 3.0), x),
     "vjp_integer_primal": lambda F, tt, x: F.vjp(lambda x: x * 2, x.long()),
+    "jacrev_complex_input": lambda F, tt, x: F.jacrev(lambda z: z * 2)(x * 1j),
+    "jacfwd_complex_output": lambda F, tt, x: F.jacfwd(lambda x: x * 1j)(x),
 }
 
 
@@ -348,12 +350,14 @@ def test_per_sample_gradients():
         m = _mlp(tt)
         params = {k: v.detach() for k, v in m.named_parameters()}
 
-        def loss(p, x, y):
-            out = tt.func.functional_call(m, p, (x.unsqueeze(0),))
+        buffers = {k: v.detach() for k, v in m.named_buffers()}
+
+        def loss(p, b, x, y):  # as in PyTorch's per-sample-gradients tutorial
+            out = tt.func.functional_call(m, (p, b), (x.unsqueeze(0),))
             return tt.nn.functional.cross_entropy(out, y.unsqueeze(0))
 
         x, y = _t(tt, np.vstack([X3, X3[::-1], W23])), tt.tensor([0, 1, 1, 0])
-        g = tt.func.vmap(tt.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+        g = tt.func.vmap(tt.func.grad(loss), in_dims=(None, None, 0, 0))(params, buffers, x, y)
         return g, g["0.weight"].requires_grad
 
     check(prog)

@@ -27,6 +27,13 @@ def _check_randomness(randomness) -> None:
                            f"'same'. Got {randomness}")
 
 
+def _check_real(arrays, api: str, what: str) -> None:
+    for i, a in enumerate(arrays):
+        if jnp.iscomplexobj(a):
+            raise RuntimeError(f"{api}: Expected all {what} to be real but received complex "
+                               f"tensor at flattened input idx: {i}")
+
+
 def _offsets(arrays):
     out, n = [], 0
     for a in arrays:
@@ -67,7 +74,9 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None,
         f = _user(func, diff, kwargs, has_aux, "jacrev(f, ...)(*args)", "grad", meta)
 
         def G(*vals):
+            _check_real(vals, "jacrev", "inputs")
             outs, pull, aux = jax.vjp(f, *vals, has_aux=True)
+            _check_real(outs, "jacrev", "outputs")
             offs, n = _offsets(outs)
             rows = _over_basis(lambda k: torch_vjp(pull, _one_hot(k, outs)), n, chunk_size)
             jac = [[r[o:o + out.size].reshape(out.shape + v.shape) for r, v in zip(rows, vals)]
@@ -91,6 +100,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         diff, meta = Diff(args, argnums), {}
 
         def G(*vals):
+            _check_real(vals, "jacfwd", "inputs")
             offs, n = _offsets(vals)
 
             def column(k):
@@ -99,6 +109,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 return jax.jvp(f, vals, tuple(_one_hot(k, vals)), has_aux=True)
 
             outs, touts, aux = jax.vmap(column)(jnp.arange(n))
+            _check_real(outs, "jacfwd", "outputs")
             jac = [[_column_block(t, v, o) for v, o in zip(vals, offs, strict=True)]
                    for t in touts]
             return jac, jax.tree.map(lambda a: a[0], aux)
