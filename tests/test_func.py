@@ -558,7 +558,8 @@ def test_code_inside_transforms():
         item = F.grad(lambda x: (x * x.max().item()).sum())(x)
         branch = F.grad(lambda x: (x.sin() if x.sum() > 0 else x.cos()).sum())(x)
         inplace = F.grad(lambda x: x.clone().mul_(x).sum())(x)
-        return detach_grad, detach_jvp, data_grad, item, branch, inplace
+        printed = F.grad(lambda x: (str(x), (x * x).sum())[1])(x)
+        return detach_grad, detach_jvp, data_grad, item, branch, inplace, printed
 
     check(prog)
 

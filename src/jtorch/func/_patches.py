@@ -5,9 +5,9 @@ storage descriptors), so eager code pays nothing otherwise:
 
 - ``detach()`` and ``.data`` of a traced tensor stop gradients (JAX's ``stop_gradient``,
   as a view step, so the alias still writes through to its base);
-- ``.item()``, ``.tolist()`` and ``bool()`` read the concrete value under ``grad``-like
-  transforms (where PyTorch's eager transforms have one) and raise PyTorch's errors under
-  ``vmap``;
+- ``.item()``, ``.tolist()``, ``bool()`` and printing read the concrete value under
+  ``grad``-like transforms (where PyTorch's eager transforms have one) and raise PyTorch's
+  errors under ``vmap``;
 - ``autograd.Function.apply`` follows PyTorch's functorch rules (see ``_function``).
 """
 
@@ -27,6 +27,8 @@ ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't 
               "over calling .item() on a Tensor, please try to rewrite what you're doing with "
               "other operations. If error is occurring somewhere inside PyTorch internals, "
               "please file a bug report.")
+PRINT_ERROR = ("vmap: printing the values of a Tensor inside vmap is not supported in jtorch "
+               "(they are traced); print them after the call")
 BOOL_ERROR = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
               "control flow. We don't support that yet, please file an issue at "
               "https://github.com/pytorch/pytorch/issues .")
@@ -89,13 +91,23 @@ def _bool(self):
     return bool(np.asarray(_concrete(self, BOOL_ERROR)).reshape(()).item())
 
 
+def _repr(self, *, tensor_contents=None):
+    v = self._value
+    if not isinstance(v, _Tracer):
+        return _ORIG["__repr__"](self)
+    from ..eager.tensor import wrap
+
+    return repr(wrap(_concrete(self, PRINT_ERROR)))
+
+
 def _apply(cls, *args, **kwargs):
     from ._function import apply_in_transform
 
     return apply_in_transform(cls, _ORIG["apply"], args, kwargs)
 
 
-_TENSOR = {"detach": _detach, "item": _item, "tolist": _tolist, "__bool__": _bool}
+_TENSOR = {"detach": _detach, "item": _item, "tolist": _tolist, "__bool__": _bool,
+           "__repr__": _repr, "__str__": _repr}
 
 
 @contextlib.contextmanager
