@@ -1,5 +1,5 @@
-"""torch.func's autodiff transforms: grad, grad_and_value, vjp, jvp, linearize, jacrev,
-jacfwd and hessian, as JAX transformations of the user's function (see ``_core``).
+"""torch.func's autodiff transforms: grad, grad_and_value, vjp, jvp and linearize, as JAX
+transformations of the user's function (see ``_core``; Jacobians are in ``_jac``).
 
 Gradients follow PyTorch's conventions: a complex input's gradient is the conjugate of
 JAX's (``torch_vjp``), and a Jacobian has the output's shape followed by the input's.
