@@ -1,5 +1,5 @@
 """torch.func transforms: PyTorch vs jtorch (whole program compiled, the default) vs jtorch
-op by op, measured in one process.
+op by op vs jtorch under torch.compile, measured in one process.
 
     python benchmarks/func_transforms.py           # full run
     python benchmarks/func_transforms.py --quick   # fewer, shorter repeats
@@ -11,7 +11,9 @@ Cases (float32, CPU):
   hessian      hessian of a scalar function of a 16-vector (tanh of a matrix product)
 
 "first" is the first call (tracing and compilation included); the others are medians over
-repeats of (time of N calls) / N after warm-up, results waited for.
+repeats of (time of N calls) / N after warm-up, results waited for. A transform call
+traces the user's function every time (its Python runs, as in PyTorch); under
+``torch.compile`` the traced program is replayed while the guards hold.
 """
 
 import argparse
@@ -67,41 +69,50 @@ def _op_by_op(G, vals):
     raise _program.NeedsEager
 
 
+def _mode(op_by_op: bool) -> None:
+    """Switch jtorch.func between whole-program compilation and op-by-op execution."""
+    _program.trace = _op_by_op if op_by_op else _TRACE
+    _program.run = _op_by_op if op_by_op else _RUN
+
+
+_TRACE, _RUN = _program.trace, _program.run
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     repeats, n = (3, 5) if args.quick else (7, 20)
     torch.set_num_threads(1)
-    compiled = _program.run
     cases = {"torch": _cases(torch), "jtorch": _cases(jtorch)}
-    modes = [("torch", "torch", compiled), ("jtorch", "jtorch", compiled),
-             ("jtorch op by op", "jtorch", _op_by_op)]
+    cases["compiled"] = {k: jtorch.compile(f) for k, f in _cases(jtorch).items()}
+    modes = [("torch", "torch", False), ("jtorch", "jtorch", False),
+             ("jtorch op by op", "jtorch", True), ("jtorch.compile", "compiled", False)]
     rows = {}
     for name in cases["torch"]:
         first, times = {}, {label: [] for label, _, _ in modes}
-        for label, lib, run in modes:
-            _program.run = run
+        for label, lib, op_by_op in modes:
+            _mode(op_by_op)
             # op by op starts from fresh functions: nothing the compiled column made helps it
-            fn = _cases(jtorch)[name] if run is _op_by_op else cases[lib][name]
+            fn = _cases(jtorch)[name] if op_by_op else cases[lib][name]
             t0 = time.perf_counter()
             _wait(fn())
             first[label] = time.perf_counter() - t0
         for _ in range(repeats):
-            for label, lib, run in modes:
-                _program.run = run
+            for label, lib, op_by_op in modes:
+                _mode(op_by_op)
                 t0 = time.perf_counter()
                 for _ in range(n):
                     out = cases[lib][name]()
                 _wait(out)
                 times[label].append((time.perf_counter() - t0) / n)
         rows[name] = (first, {k: statistics.median(v) for k, v in times.items()})
-    _program.run = compiled
+    _mode(False)
     labels = [label for label, _, _ in modes]
-    print(f"{'case':<12}" + "".join(f"{k + ' first':>24}{k:>18}" for k in labels))
+    print(f"{'case':<12}" + "".join(f"{k:>18}" for k in labels) + "   first calls (ms)")
     for name, (first, med) in rows.items():
-        print(f"{name:<12}" + "".join(f"{first[k] * 1e3:>21.0f} ms{med[k] * 1e3:>15.2f} ms"
-                                      for k in labels))
+        print(f"{name:<12}" + "".join(f"{med[k] * 1e3:>15.2f} ms" for k in labels) + "   "
+              + " / ".join(f"{first[k] * 1e3:.0f}" for k in labels))
 
 
 if __name__ == "__main__":
