@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import _memory_format as MF
+from .. import _strides
 from ..eager import views
 from ..eager.tensor import Tensor
 from . import dtype_info
@@ -84,16 +85,7 @@ def _physical_order(x, check: bool):
             return 0 if ge(shape[b], shape[a]) else 1
         return -1 if ge(st[b], st[a]) else 1
 
-    perm = list(reversed(range(n)))
-    for i in range(1, n):
-        d1 = i
-        for d0 in reversed(range(i)):
-            c = swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _strides.insertion_order(n, swap)
     ambiguous = check and any(swap(perm[i], perm[i + 1]) != -1 for i in range(n - 1))
     return list(reversed(perm)), ambiguous
 
