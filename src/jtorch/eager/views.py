@@ -144,6 +144,10 @@ def _finish_view(out: Tensor, x: Tensor, step, stride, offset) -> None:
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     """as_strided addresses the storage itself, so its step starts from the base value."""
+    if any(getattr(fn, "reinterprets", False) for fn, _ in x._chain):
+        raise RuntimeError("jtorch does not support as_strided of a tensor that reads its "
+                           "storage reinterpreted (a conjugated, real/imag or view(dtype) "
+                           "view); call it on a copy (.clone())")
     shape, stride, offset, kw = _strides.g_as_strided(
         x._shape, x.stride(), x._offset, size, stride, storage_offset
     )
