@@ -129,19 +129,44 @@ def _write_out(spec, out, key, fn, leaves):
         )
     with grad_mode.no_grad():
         result = dispatch.apply(key, fn, leaves, spec.grad_name, "none")
-        if out._shape != result._shape:
-            if out.numel():
-                import warnings
+        _fill_out(out, result, stacklevel=4)
+    return out
 
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(out._shape)}, which does not match the required output shape "
-                    f"{list(result._shape)}. This behavior is deprecated, and in a future "
-                    "PyTorch release outputs will not be resized unless they have zero elements.",
-                    UserWarning, stacklevel=3,
-                )
-            views.resize_(out, result._shape)
-        views.commit(out, result)
+
+def _fill_out(out, result, stacklevel: int) -> None:
+    if out._shape != result._shape:
+        if out.numel():
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._shape)}, which does not match the required output shape "
+                f"{list(result._shape)}. This behavior is deprecated, and in a future "
+                "PyTorch release outputs will not be resized unless they have zero elements.",
+                UserWarning, stacklevel=stacklevel,
+            )
+        views.resize_(out, result._shape)
+    views.commit(out, result)
+
+
+def write_out(name: str, result, out):
+    """Write a computed ``result`` (a tensor, or a tuple for an op with several outputs) into
+    ``out=`` as PyTorch does: no autograd, each out resized (warning when it had elements)
+    and cast to its own dtype. Returns ``out``."""
+    results = result if isinstance(result, tuple) else (result,)
+    outs = tuple(out) if isinstance(out, list | tuple) else (out,)
+    if len(outs) != len(results):
+        raise RuntimeError(f"{name}() expected an out= argument of size {len(results)}, got "
+                           f"size {len(outs)}")
+    if (grad_mode._state.enabled and any(o.requires_grad for o in outs)) or any(
+            r.requires_grad for r in results):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    with grad_mode.no_grad():
+        for o, r in zip(outs, results, strict=True):
+            _fill_out(o, r, stacklevel=4)
     return out
 
 
