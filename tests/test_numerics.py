@@ -1,0 +1,42 @@
+"""Index-builder factories and the gradients the op database cannot compare (complex
+outputs; vander, whose PyTorch backward fails), against PyTorch or numerically."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import check
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("args,kw", [
+    ((3, 4), {}), ((3, 4, -1), {}), ((4, 3, 1), {}), ((0, 3), {}), ((3, 3, 5), {}),
+    ((3, 3), {"dtype": "int32"}), ((3, 3), {"dtype": "float32"}), ((-1, 3), {}),
+    ((2, 5, -7), {}),
+])
+def test_tri_indices(name, args, kw):
+    e, a = check(lambda t: getattr(t, name)(*args, **{k: getattr(t, v) for k, v in kw.items()}))
+    if isinstance(e, Exception):
+        assert str(a) == str(e)
+
+
+@pytest.mark.parametrize("name", ["complex", "polar"])
+def test_complex_from_parts_gradients(name):
+    def prog(t):
+        a = t.tensor([1.5, 2.0, 0.5], dtype=t.float64, requires_grad=True)
+        b = t.tensor([0.3, -1.0, 2.0], dtype=t.float64, requires_grad=True)
+        z = getattr(t, name)(a, b)
+        w = t.tensor([1 + 2j, -1j, 0.5], dtype=t.complex128)
+        t.view_as_real(z * w).sum().backward()
+        return z, a.grad, b.grad
+
+    check(prog)
+
+
+def test_vander_gradient_is_the_derivative():
+    """PyTorch's own vander backward fails (opdb/numerics.py), so jtorch's is checked
+    numerically."""
+    import jtorch
+
+    x = jtorch.tensor([0.5, -1.5, 2.0], dtype=jtorch.float64, requires_grad=True)
+    assert jtorch.autograd.gradcheck(lambda v: jtorch.vander(v, 4), (x,))
+    assert jtorch.autograd.gradcheck(lambda v: jtorch.vander(v, 3, increasing=True), (x,))
