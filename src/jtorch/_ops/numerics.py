@@ -17,9 +17,9 @@ op("gradient", N.gradient, static=("dim", "edge_order"), **_F)
 
 # histogram/histogramdd: bins is a count (static) or a tensor of edges (an operand).
 op("_histogram_bins", N.histogram, static=("bins", "range", "density"), function=False,
-   method=False, returns=return_types.histogram, saves="none")
+   method=False, returns=return_types.histogram, saves="none", out=True)
 op("_histogram_edges", N.histogram, static=("range", "density"), function=False, method=False,
-   returns=return_types.histogram, saves="none")
+   returns=return_types.histogram, saves="none", out=True)
 
 
 def _edges_given(args, kwargs) -> bool:

@@ -91,7 +91,7 @@ def _route(dense_fn, sparse_fn):
 
 _ROUTED = {
     "add": _ops.add, "sub": _ops.sub, "mul": _ops.mul, "div": _ops.div, "mm": _ops.mm,
-    "matmul": _ops.mm, "t": _ops.t, "transpose": _ops.transpose, "neg": SparseTensor.neg,
+    "matmul": _ops.matmul, "t": _ops.t, "transpose": _ops.transpose, "neg": SparseTensor.neg,
     "sum": lambda input, dim=None, keepdim=False, *, dtype=None: input.sum(dim, keepdim,
                                                                          dtype=dtype),
 }
