@@ -42,10 +42,11 @@ OUT_OF_SCOPE = {
         "parse_type_comment merge_type_from_type_comment unify_type_list fork wait",
     "first-class dimensions (functorch.dim)": "index",
     "device types JAX has no backend for (XPU, IPU, MTIA, MAIA, Vulkan)": "xpu ipu mtia",
-    "CUDA-only kernels of SyncBatchNorm (PyTorch's CPU build cannot run them either)":
+    "kernels PyTorch's CPU build cannot run on dense tensors either (SyncBatchNorm's CUDA "
+    "kernels, the sparse-only native_norm)":
         "batch_norm_stats batch_norm_elemt batch_norm_gather_stats "
         "batch_norm_gather_stats_with_counts batch_norm_backward_reduce "
-        "batch_norm_backward_elemt batch_norm_update_stats",
+        "batch_norm_backward_elemt batch_norm_update_stats native_norm",
     "deprecated: PyTorch warns on every call and names the replacement":
         "get_autocast_cpu_dtype get_autocast_gpu_dtype get_autocast_ipu_dtype "
         "get_autocast_xla_dtype set_autocast_cpu_dtype set_autocast_gpu_dtype "
