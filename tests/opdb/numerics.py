@@ -6,7 +6,9 @@ import numpy as np
 
 from opdb.core import *  # noqa: F403 - the entry vocabulary
 
-SKIP = {n: "factory: tests/test_numerics.py" for n in ("tril_indices", "triu_indices")}
+SKIP = {n: "factory: tests/test_numerics.py" for n in (
+    "tril_indices", "triu_indices", "hann_window", "hamming_window", "blackman_window",
+    "bartlett_window", "kaiser_window")}
 
 _V = lambda d="float64": tensor((4,), d)  # noqa: E731
 _M = lambda d="float64": tensor((3, 4), d)  # noqa: E731

@@ -8,6 +8,7 @@ from .. import return_types
 from .._registry import op
 from ..functional import builders as B
 from ..functional import numerics as N
+from ..functional import windows as W
 
 _F = dict(method=False)
 op("vander", N.vander, static=("N", "increasing"), **_F)
@@ -38,6 +39,9 @@ op("_histogramdd_edges", N.histogramdd, static=("range", "density"), function=Fa
 _FACTORY = dict(kind="factory", method=False)
 op("tril_indices", B.tril_indices, **_FACTORY)
 op("triu_indices", B.triu_indices, **_FACTORY)
+for _name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+              "kaiser_window"):
+    op(_name, getattr(W, _name), **_FACTORY)
 # torch.block_diag(*tensors) and torch.cartesian_prod(*tensors): jtorch/_api/numerics.py.
 op("_block_diag", B.block_diag, function=False, method=False, saves="none")
 op("_cartesian_prod", B.cartesian_prod, function=False, method=False, saves="none")
