@@ -109,3 +109,40 @@ def test_from_file_shared_is_refused(tmp_path):
     np.zeros(2, np.float32).tofile(path)
     with pytest.raises(RuntimeError, match="shared=True"):
         jtorch.from_file(str(path), True, 2)
+
+
+@pytest.mark.parametrize("case", ["dtype", "long-count", "prob-dtype", "prob-above-one",
+                                  "negative-count", "shape-mismatch"])
+def test_binomial(case):
+    """One shape and dtype throughout: JAX compiles its binomial sampler slowly."""
+
+    def prog(t):
+        c, p = t.tensor([10.0, 5.0, 0.0]), t.tensor([0.5, 0.1, 0.3])
+        if case == "dtype":
+            r = t.binomial(c, p)
+            return r.dtype, r.shape, bool(((r >= 0) & (r <= c)).all())
+        if case == "long-count":
+            return t.binomial(c.long(), p)
+        if case == "prob-dtype":
+            return t.binomial(c, p.double())
+        if case == "prob-above-one":
+            return t.binomial(c, t.tensor([1.5, 0.0, 0.0]))
+        if case == "negative-count":
+            return t.binomial(t.tensor([-1.0, -2.0, 0.0]), p)
+        return t.binomial(c, p[:2])
+
+    e, a = check(prog)
+    if isinstance(e, Exception):
+        assert str(a) == str(e)
+
+
+def test_binomial_distribution_and_seed():
+    import jtorch
+
+    n, p = jtorch.tensor([20.0, 20.0, 20.0]), jtorch.tensor([0.25, 0.25, 0.25])
+    jtorch.manual_seed(3)
+    a = jtorch.stack([jtorch.binomial(n, p) for _ in range(300)])
+    jtorch.manual_seed(3)
+    b = jtorch.stack([jtorch.binomial(n, p) for _ in range(300)])
+    assert jtorch.equal(a, b)
+    assert abs(a.mean().item() - 5.0) < 0.25 and abs(a.var().item() - 3.75) < 0.6
