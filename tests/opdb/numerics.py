@@ -131,3 +131,20 @@ OPS: list[OpInfo] = [
         S(tensor((3, 2)), 0, tensor((1,)), tensor((1, 2)), "prod"),
     ], grad_samples=4),
 ]
+
+_SEG = lambda: T(np.arange(1.0, 7.0), "float64")  # noqa: E731
+OPS.append(OpInfo("segment_reduce", lambda: [
+    S(_SEG(), r, lengths=_index([2, 0, 3, 1])) for r in ("sum", "mean", "max", "min", "prod")
+] + [
+    S(_SEG(), "amax", lengths=_index([2, 0, 3, 1]), initial=10.0),
+    S(_SEG(), "mean", lengths=_index([2, 0, 3, 1]), initial=10.0),
+    S(_SEG(), "sum", offsets=_index([0, 2, 2, 5, 6])),
+    S(T(np.arange(6.0).reshape(2, 3), "float64"), "sum", lengths=_index([[1, 2], [3, 0]]),
+      axis=1),
+    S(T(np.arange(12.0).reshape(6, 2), "float32"), "min", lengths=_index([2, 0, 3, 1])),
+], lambda: [
+    S(_SEG(), "sum", indices=_index([2, 0, 3, 1])), S(_SEG(), "foo", lengths=_index([6])),
+    S(_SEG(), "sum", lengths=_index([2, 2])), S(_SEG(), "sum"),
+    S(T(np.arange(6), "int64"), "sum", lengths=_index([6])),
+    S(_SEG(), "sum", lengths=_index([6]), axis=1),
+], grad_samples=3))

@@ -1,11 +1,12 @@
-"""``torch.as_strided_scatter``: the registry kernel given the input's memory layout."""
+"""``torch.as_strided_scatter`` (the registry kernel given the input's memory layout) and
+``torch.slice_inverse``."""
 
 from __future__ import annotations
 
 from ..eager.bind import bound
 from ..eager.tensor import Tensor
 
-__all__ = ["as_strided_scatter"]
+__all__ = ["as_strided_scatter", "slice_inverse"]
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None) -> Tensor:
@@ -18,4 +19,11 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
                                         input.stride(), **kw)
 
 
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1) -> Tensor:
+    """The inverse of slicing for functionalization: a view of ``input``'s storage with the
+    geometry of ``src`` (the tensor ``input`` was sliced from)."""
+    return input.as_strided(src.shape, src.stride(), src.storage_offset())
+
+
 Tensor.as_strided_scatter = as_strided_scatter
+Tensor.slice_inverse = slice_inverse

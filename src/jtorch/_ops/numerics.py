@@ -67,3 +67,19 @@ def _check_index(operands, statics) -> None:
 
 op("index_reduce", B.index_reduce, static=("dim", "reduce", "include_self"), inplace=True,
    out=True, extra={"check": _check_index})
+
+
+def _check_segments(operands, statics) -> None:
+    """PyTorch checks on the host that the segments cover the data exactly."""
+    lengths, data = operands.get("lengths"), operands["data"]
+    if statics["unsafe"] or lengths is None or not hasattr(lengths, "_value"):
+        return
+    axis = statics["axis"] % max(data.dim(), 1)
+    total = np.asarray(lengths._value).sum(-1)
+    if (total != data._shape[axis]).any():
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                           "data.size(lengths.dim()-1) when !unsafe.")
+
+
+op("segment_reduce", B.segment_reduce, static=("reduce", "axis", "unsafe", "initial"),
+   extra={"check": _check_segments}, **_F)

@@ -1,12 +1,14 @@
 """Index builders and assembling ops: ``tril_indices``/``triu_indices``, ``block_diag``,
 ``cartesian_prod``, ``combinations``, ``unravel_index``, ``nonzero_static``, ``isin``,
-``complex``/``polar``, ``renorm``, ``norm_except_dim`` and ``index_reduce``."""
+``complex``/``polar``, ``renorm``, ``norm_except_dim``, ``index_reduce`` and
+``segment_reduce``."""
 
 from __future__ import annotations
 
 import itertools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -211,3 +213,53 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     shape[d] = -1
     grid = jnp.broadcast_to(index.astype(jnp.int64).reshape(shape), source.shape)
     return scatter_reduce(input, d, grid, source, reduce, include_self=include_self)
+
+
+# ------------------------------------------------------------------ segment_reduce
+
+_SEGMENT = {"sum": "sum", "mean": "mean", "max": "max", "amax": "max", "min": "min",
+            "amin": "min", "prod": "prod"}
+
+
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """Reduce consecutive segments of ``data`` along ``axis``; the segments' lengths come
+    from ``lengths`` (or the differences of ``offsets``), per leading batch index when they
+    have more than one dim. Empty segments give ``initial`` or the reduction's identity."""
+    if reduce not in _SEGMENT:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    d = dtype_of(data)
+    if d._kind != 2:
+        raise NotImplementedError(f'"_segment_reduce_cpu" not implemented for '
+                                  f"'{D.legacy_name(d)}'")
+    lengths = jnp.diff(offsets, axis=-1) if lengths is None else lengths
+    ax = norm_dim(axis, data.ndim)
+    batch = lengths.shape[:-1]
+    x = jnp.moveaxis(data, ax, len(batch))
+    flat = x.reshape((-1, *x.shape[len(batch):]))
+    segs = lengths.reshape(-1, lengths.shape[-1])
+    one = jax.vmap(lambda v, n: _segments(v, n, _SEGMENT[reduce], initial))
+    out = one(flat, segs).reshape((*batch, lengths.shape[-1], *x.shape[len(batch) + 1:]))
+    return jnp.moveaxis(out, len(batch), ax)
+
+
+def _segments(x, lengths, reduce, initial):
+    n = lengths.shape[0]
+    ends = jnp.cumsum(lengths)
+    ids = jnp.searchsorted(ends, jnp.arange(x.shape[0]), side="right")
+    op = {"sum": jax.ops.segment_sum, "mean": jax.ops.segment_sum, "prod": jax.ops.segment_prod,
+          "max": jax.ops.segment_max, "min": jax.ops.segment_min}[reduce]
+    out = op(x, ids, num_segments=n)
+    count = lengths.reshape((-1,) + (1,) * (x.ndim - 1)).astype(x.dtype)
+    if initial is not None:
+        init = jnp.asarray(initial, x.dtype)
+        out = {"sum": out + init, "mean": out + init, "prod": out * init,
+               "max": jnp.maximum(out, init), "min": jnp.minimum(out, init)}[reduce]
+        if reduce == "mean":
+            return jnp.where(count == 0, init, out / jnp.where(count == 0, 1, count))
+    return out / count if reduce == "mean" else out

@@ -40,6 +40,29 @@ def sum(input, dim=None, dtype=None) -> Tensor:  # noqa: A001 - torch.sparse.sum
     return _sparse_sum(input, dim, dtype)
 
 
+def _dense_product(name):
+    """``torch.dsmm`` (dense result), ``smm`` (sparse) and ``hspmm``/``hsmm`` (hybrid: sparse
+    rows of dense values) of a sparse matrix and a dense one.
+
+    Differences from PyTorch: the sparse results store the nonzero entries of the product,
+    where PyTorch also stores the zeros its rows produce (to_dense() agrees)."""
+    sparse_dim = {"dsmm": None, "smm": 2, "hspmm": 1, "hsmm": 1}[name]
+
+    def fn(input, mat2) -> Tensor:
+        out = _mm(input, mat2) if isinstance(input, SparseTensor) else input.mm(mat2)
+        return out if sparse_dim is None else to_sparse(out, sparse_dim)
+
+    fn.__name__ = name
+    return fn
+
+
+def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` as a sparse tensor (``saddmm`` too)."""
+    if out is not None:
+        raise RuntimeError("sspaddmm(): out= is not supported with sparse COO results in jtorch")
+    return to_sparse(input.to_dense() * beta + _dense_product("dsmm")(mat1, mat2) * alpha)
+
+
 def _legacy(dtype):
     """``torch.sparse.FloatTensor(indices, values[, size])`` or ``(*size)`` (deprecated)."""
 
@@ -108,6 +131,12 @@ def bind(namespace: dict) -> None:
         if name in _ROUTED_METHODS:
             setattr(Tensor, name, routed)
     namespace["spmm"] = namespace["mm"]
+    for name in ("dsmm", "smm", "hspmm", "hsmm"):
+        namespace[name] = _dense_product(name)
+    namespace["sspaddmm"] = namespace["saddmm"] = sspaddmm
+    Tensor.smm = namespace["smm"]
+    Tensor.hspmm = namespace["hspmm"]
+    Tensor.sspaddmm = sspaddmm
     namespace["sparse_coo_tensor"] = sparse_coo_tensor
     Tensor.to_sparse = to_sparse
     Tensor.to_sparse_coo = lambda self: to_sparse(self)
