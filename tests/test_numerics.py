@@ -40,3 +40,17 @@ def test_vander_gradient_is_the_derivative():
     x = jtorch.tensor([0.5, -1.5, 2.0], dtype=jtorch.float64, requires_grad=True)
     assert jtorch.autograd.gradcheck(lambda v: jtorch.vander(v, 4), (x,))
     assert jtorch.autograd.gradcheck(lambda v: jtorch.vander(v, 3, increasing=True), (x,))
+
+
+@pytest.mark.parametrize("case", ["stft-no-window", "stft-real-pairs", "istft-no-window"])
+def test_spectral_warnings(case):
+    def prog(t):
+        x = t.arange(16.0)
+        match = "stft with return_complex=False" if case == "stft-real-pairs" else "rectangular"
+        with pytest.warns(UserWarning, match=match):
+            if case == "istft-no-window":
+                return t.istft(t.stft(x, 8, window=t.ones(8), return_complex=True), 8)
+            window = t.ones(8) if case == "stft-real-pairs" else None
+            return t.stft(x, 8, window=window, return_complex=case != "stft-real-pairs")
+
+    check(prog, rtol=1e-5, atol=1e-5)
