@@ -14,7 +14,7 @@ import warnings
 
 from .. import _dtypes as D
 from ..eager.tensor import Tensor
-from . import _coo, _ops
+from . import _coo, _ops, _resize
 from ._coo import SparseTensor, sparse_coo_tensor
 from ._ops import mm as _mm
 from ._ops import sparse_mask, to_sparse
@@ -130,6 +130,7 @@ def bind(namespace: dict) -> None:
         namespace[name] = routed
         if name in _ROUTED_METHODS:
             setattr(Tensor, name, routed)
+    _resize.attach(namespace)
     namespace["spmm"] = namespace["mm"]
     for name in ("dsmm", "smm", "hspmm", "hsmm"):
         namespace[name] = _dense_product(name)
