@@ -149,3 +149,26 @@ def test_set_default_tensor_type(name):
     e, a = check(prog)
     if isinstance(e, Exception):
         assert str(a) == str(e)
+
+
+@pytest.mark.parametrize("device", [None, "cpu", "cuda", "foo", 3])
+def test_get_device_module(device):
+    e, a = check(lambda t: t.get_device_module(device).__name__.split(".")[-1])
+    if isinstance(e, Exception):
+        assert str(a) == str(e)
+
+
+def test_cpu_module():
+    def prog(t):
+        caps = t.cpu.get_capabilities()
+        t.cpu.synchronize()
+        with t.cpu.stream(t.cpu.current_stream()):
+            pass
+        e = t.cpu.Event()
+        e.record()
+        return ([t.cpu.is_available(), t.cpu.device_count(), t.cpu.current_device(),
+                 e.query(), t.cpu.set_device("cpu")],
+                {k: caps[k] for k in ("architecture", "num_logical_cores", "sse", "sse2",
+                                      "avx", "avx2", "fma3")})
+
+    check(prog)

@@ -16,10 +16,12 @@ import os
 import warnings
 
 from .. import _dtypes as D
+from .. import cpu  # noqa: F401 - torch.cpu is an attribute of the torch namespace
 from ..eager.autograd import grad_mode
 from ..eager.tensor import Tensor
 
 __all__ = ["autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+           "get_device_module",
            "get_num_interop_threads", "get_num_threads", "init_num_threads",
            "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_autocast_cache_enabled",
            "is_vulkan_available", "is_warn_always_enabled", "range", "set_anomaly_enabled",
@@ -151,6 +153,28 @@ def autocast_decrement_nesting() -> int:
 def thread_safe_generator():
     """None: jtorch's DataLoader workers are processes, where PyTorch also answers None."""
     return None
+
+
+def get_device_module(device=None):
+    """The ``torch.<type>`` module of a device (the accelerator's, else ``torch.cpu``)."""
+    import importlib
+
+    from .. import _device
+
+    if isinstance(device, _device.device):
+        kind = device.type
+    elif isinstance(device, str):
+        kind = _device.device(device).type
+    elif device is None:
+        kind = "cuda" if _device.gpu_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           "None")
+    try:
+        return importlib.import_module(f"jtorch.{kind}")
+    except ModuleNotFoundError:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered "
+                           f"as 'torch.{kind}'.") from None
 
 
 # ------------------------------------------------------------------ types
