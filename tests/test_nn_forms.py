@@ -134,3 +134,54 @@ def test_native_dropout():
                 plain, everything)
 
     check(prog)
+
+
+def _params(t, mode, layers, dirs, inp=3, hid=4, bias=True):
+    gates = {"lstm": 4, "gru": 3}.get(mode, 1)
+    out, k = [], 10
+    for layer in range(layers):
+        for _ in range(dirs):
+            size = inp if layer == 0 else hid * dirs
+            out += [_t(t, (gates * hid, size), k), _t(t, (gates * hid, hid), k + 1)]
+            out += [_t(t, (gates * hid,), k + 2), _t(t, (gates * hid,), k + 3)] if bias else []
+            k += 4
+    return out
+
+
+@pytest.mark.parametrize("mode,layers,dirs,bias,batch_first", [
+    ("lstm", 1, 1, True, False), ("gru", 1, 1, True, False), ("rnn_tanh", 1, 1, True, False),
+    ("rnn_relu", 1, 1, True, False), ("lstm", 2, 2, False, True),
+])
+def test_rnn_kernels(mode, layers, dirs, bias, batch_first):
+    def prog(t):
+        x = _t(t, (2, 5, 3) if batch_first else (5, 2, 3), 1, grad=True)
+        h = _t(t, (layers * dirs, 2, 4), 2)
+        hx = [h, _t(t, (layers * dirs, 2, 4), 3)] if mode == "lstm" else h
+        out = getattr(t, mode)(x, hx, _params(t, mode, layers, dirs, bias=bias), bias, layers,
+                               0.0, False, dirs == 2, batch_first)
+        out[0].sum().backward()
+        return out, x.grad
+
+    check(prog)
+
+
+@pytest.mark.parametrize("mode", ["lstm"])
+def test_rnn_kernels_packed(mode):
+    def prog(t):
+        data = _t(t, (7, 3), 1)
+        batch_sizes = t.tensor([3, 2, 1, 1])
+        h = _t(t, (1, 3, 4), 2)
+        hx = [h, _t(t, (1, 3, 4), 3)] if mode == "lstm" else h
+        return getattr(t, mode)(data, batch_sizes, hx, _params(t, mode, 1, 1), True, 1, 0.0,
+                                False, False)
+
+    check(prog)
+
+
+def test_rnn_kernel_dropout_between_layers():
+    def prog(t):
+        x, h = _t(t, (5, 2, 3), 1), _t(t, (2, 2, 4), 2)
+        out, hn = t.gru(x, h, _params(t, "gru", 2, 1), True, 2, 1.0, True, False, False)
+        return out.shape, hn.shape, hn[1].abs().sum() > 0
+
+    check(prog)

@@ -10,10 +10,11 @@ import math
 from ..eager.tensor import Tensor
 
 __all__ = ["binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss",
-           "ctc_loss", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
-           "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "native_batch_norm",
+           "ctc_loss", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "gru",
+           "hinge_embedding_loss", "kl_div", "lstm", "margin_ranking_loss", "native_batch_norm",
            "native_channel_shuffle", "native_dropout", "native_group_norm",
-           "native_layer_norm", "poisson_nll_loss", "triplet_margin_loss"]
+           "native_layer_norm", "poisson_nll_loss", "rnn_relu", "rnn_tanh",
+           "triplet_margin_loss"]
 
 def _F():
     from ..nn import functional
@@ -158,3 +159,68 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
     mean = grouped.mean(-1)
     rstd = (grouped.var(-1, unbiased=False) + eps).rsqrt()
     return _F().group_norm(input, group, weight, bias, eps), mean, rstd
+
+
+# ------------------------------------------------------------------ RNN stacks
+
+
+def _layers(mode, x, hx, params, lengths, has_biases, num_layers, dropout, train,
+            bidirectional, batch_first):
+    """(output, *final states) of a stack: in one kernel, or layer by layer when dropout
+    applies between layers."""
+    from ..eager.bind import bound
+
+    run = bound("_rnn")
+    kw = dict(mode=mode, bidirectional=bidirectional, batch_first=batch_first,
+              has_biases=has_biases)
+    extra = () if lengths is None else (lengths,)
+    if not (train and dropout > 0 and num_layers > 1):
+        return run(x, hx, params, *extra, num_layers=num_layers, **kw)
+    dirs = 2 if bidirectional else 1
+    per = len(params) // (num_layers * dirs)
+    states = [[] for _ in hx]
+    for layer in range(num_layers):
+        rows = slice(layer * dirs, (layer + 1) * dirs)
+        x, *finals = run(x, tuple(h[rows] for h in hx), params[layer * dirs * per:][:dirs * per],
+                         *extra, num_layers=1, **kw)
+        if layer + 1 < num_layers:
+            x = _F().dropout(x, dropout, True)
+        for kept, h in zip(states, finals, strict=True):
+            kept.append(h)
+    import jtorch
+
+    return (x, *(jtorch.cat(kept) for kept in states))
+
+
+def _rnn_kernel(mode: str, name: str):
+    """``torch.lstm``/``gru``/``rnn_tanh``/``rnn_relu``: (input, hx, params, has_biases,
+    num_layers, dropout, train, bidirectional, batch_first), or the packed form (data,
+    batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)."""
+
+    def fn(input, *args):
+        if len(args) > 2 and isinstance(args[2], list | tuple):  # (data, batch_sizes, hx, ...)
+            return _packed(mode, input, *args)
+        hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+        hx = tuple(hx) if mode == "LSTM" else (hx,)
+        return _layers(mode, input, hx, tuple(params), None, has_biases, num_layers, dropout,
+                       train, bidirectional, batch_first)
+
+    fn.__name__ = name
+    return fn
+
+
+def _packed(mode, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    from ..nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+    padded, lengths = pad_packed_sequence(PackedSequence(data, batch_sizes))
+    hx = tuple(hx) if mode == "LSTM" else (hx,)
+    out = _layers(mode, padded, hx, tuple(params), lengths, has_biases, num_layers, dropout,
+                  train, bidirectional, False)
+    return (pack_padded_sequence(out[0], lengths).data, *out[1:])
+
+
+lstm = _rnn_kernel("LSTM", "lstm")
+gru = _rnn_kernel("GRU", "gru")
+rnn_tanh = _rnn_kernel("RNN_TANH", "rnn_tanh")
+rnn_relu = _rnn_kernel("RNN_RELU", "rnn_relu")
