@@ -185,3 +185,20 @@ def test_rnn_kernel_dropout_between_layers():
         return out.shape, hn.shape, hn[1].abs().sum() > 0
 
     check(prog)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("extra", ["plain", "last-offset", "padding", "weights", "float32"])
+def test_embedding_bag(mode, extra):
+    def prog(t):
+        dtype = t.float32 if extra == "float32" else t.float64
+        w = t.arange(12.0, dtype=dtype).view(6, 2).requires_grad_()
+        idx = t.tensor([0, 2, 4, 5, 1])
+        off = t.tensor([0, 2, 5]) if extra == "last-offset" else t.tensor([0, 2, 2])
+        psw = t.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=t.float64) if extra == "weights" else None
+        r = t.embedding_bag(w, idx, off, False, mode, False, psw, extra == "last-offset",
+                            2 if extra == "padding" else None)
+        r[0].sum().backward()
+        return r, w.grad
+
+    check(prog)

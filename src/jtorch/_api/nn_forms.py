@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..eager.tensor import Tensor
 
 __all__ = ["binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss",
-           "ctc_loss", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "gru",
+           "ctc_loss", "embedding_bag", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "gru",
            "hinge_embedding_loss", "kl_div", "lstm", "margin_ranking_loss", "native_batch_norm",
            "native_channel_shuffle", "native_dropout", "native_group_norm",
            "native_layer_norm", "poisson_nll_loss", "rnn_relu", "rnn_tanh",
@@ -224,3 +226,43 @@ lstm = _rnn_kernel("LSTM", "lstm")
 gru = _rnn_kernel("GRU", "gru")
 rnn_tanh = _rnn_kernel("RNN_TANH", "rnn_tanh")
 rnn_relu = _rnn_kernel("RNN_RELU", "rnn_relu")
+
+
+# ------------------------------------------------------------------ embedding_bag
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None) -> tuple:
+    """``(output, offset2bag, bag_size, max_indices)``: nn.functional.embedding_bag's result
+    with mode 0/1/2 (sum/mean/max), and the bookkeeping PyTorch's kernel returns beside it
+    (empty/zeros for sum; the bag of each index, bag sizes without padding, and for max the
+    row each maximum came from)."""
+    import jtorch
+
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    out = _F().embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq,
+                             mode=("sum", "mean", "max")[mode], sparse=sparse,
+                             per_sample_weights=per_sample_weights,
+                             include_last_offset=include_last_offset, padding_idx=padding_idx)
+    nb = out.shape[0]
+    idx = np.asarray(indices._value).reshape(-1)
+    bounds = [*np.asarray(offsets._value).tolist()][:nb] + [idx.size]
+    bag_of = np.repeat(np.arange(nb), np.diff(bounds))
+    as_tensor = lambda a: jtorch.tensor(np.asarray(a, np.int64))  # noqa: E731
+    if mode == 0:
+        zeros = jtorch.zeros(nb, dtype=jtorch.int64)
+        # PyTorch's float32/16 CPU sum kernel skips the bag map; its generic one fills it.
+        fast = weight.dtype in (jtorch.float32, jtorch.float16, jtorch.bfloat16)
+        return out, as_tensor(bag_of[:0] if fast else bag_of), zeros, zeros.clone()
+    valid = idx != padding_idx if padding_idx is not None else np.ones(idx.size, bool)
+    sizes = np.bincount(bag_of[valid], minlength=nb)
+    if mode == 1:
+        return out, as_tensor(bag_of), as_tensor(sizes), as_tensor(sizes)
+    rows = np.asarray(weight.detach()._value)[idx]
+    best = np.zeros((nb, weight.shape[1]), np.int64)
+    for b in range(nb):
+        members = np.nonzero((bag_of == b) & valid)[0]
+        if members.size:
+            best[b] = idx[members[np.argmax(rows[members], axis=0)]]
+    return out, as_tensor(bag_of), as_tensor(sizes), as_tensor(best)
