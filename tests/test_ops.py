@@ -136,16 +136,19 @@ def test_inplace(info):
 @pytest.mark.parametrize("info", _ops(lambda i: i.call is None and _spec(i).out))
 @pytest.mark.parametrize("fresh", [True, False], ids=["sized", "empty"])
 def test_out(info, fresh):
-    """``op(..., out=o)`` writes into o (resizing an empty o) and returns o."""
+    """``op(..., out=o)`` writes into o (resizing an empty o) and returns o; an op with
+    several results takes and returns a tuple of outs."""
     fn = _function(info)
     for s in filter(info.out_sample, info.samples()):
 
         def prog(t, s=s):
             a, kw = _args(t, s)
             y = fn(t, *a, **kw)
-            o = t.zeros(y.shape if fresh else (0,), dtype=y.dtype)
-            r = fn(t, *a, **kw, out=o)
-            return o, r is o
+            ys = y if isinstance(y, tuple) else (y,)
+            o = tuple(t.zeros(r.shape if fresh else (0,), dtype=r.dtype) for r in ys)
+            r = fn(t, *a, **kw, out=o if isinstance(y, tuple) else o[0])
+            rs = r if isinstance(y, tuple) else (r,)
+            return o, [x is z for x, z in zip(rs, o, strict=True)]
 
         _compare(info, s, prog)
 

@@ -90,13 +90,8 @@ def infer_dense_strides(shape, stride) -> tuple[int, ...]:
     return strides_in_order(shape, should_swap)
 
 
-def strides_in_order(shape, should_swap) -> tuple[int, ...]:
-    """Dense strides for ``shape`` in the memory order PyTorch's insertion sort picks.
-
-    ``should_swap(d0, d1)`` compares two dimensions: > 0 puts d1 inside d0, < 0 keeps the
-    order and stops, 0 is undecided.
-    """
-    n = len(shape)
+def insertion_order(n: int, should_swap) -> list[int]:
+    """PyTorch's insertion sort of ``n`` dims, innermost first (``should_swap`` as below)."""
     perm = list(range(n - 1, -1, -1))  # perm[0] is the innermost dimension
     for i in range(1, n):
         d1 = i
@@ -107,8 +102,17 @@ def strides_in_order(shape, should_swap) -> tuple[int, ...]:
                 d1 = d0
             elif cmp < 0:
                 break
-    out, acc = [0] * n, 1
-    for d in perm:
+    return perm
+
+
+def strides_in_order(shape, should_swap) -> tuple[int, ...]:
+    """Dense strides for ``shape`` in the memory order PyTorch's insertion sort picks.
+
+    ``should_swap(d0, d1)`` compares two dimensions: > 0 puts d1 inside d0, < 0 keeps the
+    order and stops, 0 is undecided.
+    """
+    out, acc = [0] * len(shape), 1
+    for d in insertion_order(len(shape), should_swap):
         out[d] = acc
         acc *= max(shape[d], 1)
     return tuple(out)

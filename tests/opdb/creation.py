@@ -6,5 +6,5 @@ SKIP: dict[str, str] = {
     **{n: "random: tests/test_creation.py, tests/test_random.py" for n in (
         "rand", "randn", "randint", "normal_", "uniform_", "randperm", "normal", "bernoulli",
         "bernoulli_", "poisson", "multinomial", "exponential_", "geometric_", "log_normal_",
-        "cauchy_", "random_")},
+        "cauchy_", "random_", "binomial")},
 }

@@ -127,9 +127,4 @@ OPS += [
     OpInfo("conj_physical", lambda: [S(_Z()), S(tensor((2, 3), "float32")),
                                      S(tensor((2, 3), "int64"))], grad=False,
            notes="complex gradients: see test_elementwise (conjugate convention)"),
-    # Behind torch.real / torch.imag for complex tensors.
-    OpInfo("_real", lambda: [S(_Z()), S(tensor((2, 3), "complex128"))],
-           call=lambda t, x: t.real(x), grad=False),
-    OpInfo("_imag", lambda: [S(_Z()), S(tensor((2, 3), "complex128"))],
-           lambda: [S(tensor((3,), "float32"))], call=lambda t, x: x.imag, grad=False),
 ]

@@ -1,10 +1,10 @@
 """Pointwise functions that are not registry ops: ``positive`` (returns its input itself),
-``allclose`` and ``equal`` (Python bools), and the complex basics ``conj``, ``real``,
-``imag``, ``resolve_conj``, ``resolve_neg``, ``is_conj``, ``is_neg``.
+``allclose`` and ``equal`` (Python bools), ``resolve_neg`` and ``is_neg`` (jtorch has no
+negative views).
 
-Tensor methods set here: ``positive``, ``__pos__``, ``allclose``, ``equal``, ``conj``,
-``resolve_conj``, ``resolve_neg``, ``is_conj``, ``is_neg``, the properties ``real`` and
-``imag``, and ``float_power_`` (the generated in-place op behind PyTorch's dtype check).
+Tensor methods set here: ``positive``, ``__pos__``, ``allclose``, ``equal``,
+``resolve_neg``, ``is_neg``, and ``float_power_`` (the generated in-place op behind
+PyTorch's dtype check).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from .. import _dtypes as D
 from ..eager.bind import bound
 from ..eager.tensor import Tensor
 
-__all__ = ["positive", "allclose", "equal", "conj", "real", "imag", "resolve_conj",
-           "resolve_neg", "is_conj", "is_neg"]
+__all__ = ["positive", "allclose", "equal", "resolve_neg", "is_neg"]
 
 
 def _require_tensor(name: str, arg: str, pos: int, x) -> None:
@@ -49,39 +48,7 @@ def equal(input, other) -> bool:
 
 
 # ------------------------------------------------------------------ complex basics
-
-
-def conj(input) -> Tensor:
-    """torch.conj: ``input`` itself for real tensors, the conjugate for complex ones.
-
-    Differences from PyTorch: for complex tensors the conjugate is materialized (PyTorch
-    returns a lazily conjugated view), so writing to it does not reach ``input``, and
-    ``is_conj()`` is always False.
-    """
-    _require_tensor("conj", "input", 1, input)
-    return bound("conj_physical")(input) if input.is_complex() else input
-
-
-def real(input) -> Tensor:
-    """torch.real: ``input`` itself for real tensors, the real part for complex ones.
-
-    Differences from PyTorch: for complex tensors the real part is a new tensor, not a
-    view, so writing to it does not reach ``input``.
-    """
-    _require_tensor("real", "input", 1, input)
-    return bound("_real")(input) if input.is_complex() else input
-
-
-def imag(input) -> Tensor:
-    """torch.imag: the imaginary part of a complex tensor (a new tensor, not a view, unlike
-    PyTorch); real tensors raise RuntimeError."""
-    _require_tensor("imag", "input", 1, input)
-    return bound("_imag")(input)
-
-
-def resolve_conj(input) -> Tensor:
-    """No tensor is lazily conjugated in jtorch (see ``conj``): ``input`` itself."""
-    return input
+# conj, real, imag, is_conj and resolve_conj are views: jtorch/_api/complex_views.py.
 
 
 def resolve_neg(input) -> Tensor:
@@ -118,10 +85,5 @@ Tensor.__pos__ = positive
 Tensor.allclose = allclose
 Tensor.equal = equal
 Tensor.float_power_ = float_power_
-Tensor.conj = conj
-Tensor.resolve_conj = resolve_conj
 Tensor.resolve_neg = resolve_neg
-Tensor.is_conj = is_conj
 Tensor.is_neg = is_neg
-Tensor.real = property(real)
-Tensor.imag = property(imag)

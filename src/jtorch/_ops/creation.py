@@ -58,6 +58,7 @@ def _poisson(operands, statics):
 
 op("bernoulli", random.bernoulli, kind="random", extra={"check": _bernoulli_p})
 op("poisson", random.poisson, kind="random", method=False, extra={"check": _poisson})
+op("binomial", random.binomial, kind="random", method=False)
 op("multinomial", random.multinomial, kind="random", static=("num_samples", "replacement"),
    extra={"check": _multinomial})
 

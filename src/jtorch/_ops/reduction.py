@@ -17,15 +17,15 @@ op("mean", R.mean, static=_DIMS, saves="none", out=True,
    grad_name=numbered("Mean", _BY_DIM))
 op("nanmean", R.nanmean, static=_DIMS, out=True, grad_name="DivBackward0")
 op("prod", R.prod, static=_DIMS, out=True, grad_name=numbered("Prod", _BY_DIM))
-op("max_all", R.max, function=False, method=False, grad_name="MaxBackward1")
-op("min_all", R.min, function=False, method=False, grad_name="MinBackward1")
+op("max_all", R.max, function=False, method=False, grad_name="MaxBackward1", out=True)
+op("min_all", R.min, function=False, method=False, grad_name="MinBackward1", out=True)
 op("max_dim", R.max_dim, static=("dim", "keepdim"), function=False, method=False,
-   grad_name="MaxBackward0", returns=return_types.max)
+   grad_name="MaxBackward0", returns=return_types.max, out=True)
 op("min_dim", R.min_dim, static=("dim", "keepdim"), function=False, method=False,
-   grad_name="MinBackward0", returns=return_types.min)
+   grad_name="MinBackward0", returns=return_types.min, out=True)
 for _name in ("amax", "amin", "argmax", "argmin", "all", "any"):
     op(_name, getattr(R, _name), static=("dim", "keepdim"), out=True)
-op("aminmax", R.aminmax, static=("dim", "keepdim"), returns=return_types.aminmax)
+op("aminmax", R.aminmax, static=("dim", "keepdim"), returns=return_types.aminmax, out=True)
 op("count_nonzero", R.count_nonzero, static=("dim",))
 op("logsumexp", R.logsumexp, static=("dim", "keepdim"), out=True)
 
@@ -36,7 +36,7 @@ for _name in ("var", "std"):
 op("norm", St.norm, static=("p", "dim", "keepdim", "dtype"), out=True,
    grad_name=lambda s, o: "SumBackward1" if s["p"] == "nuc" else "LinalgVectorNormBackward0")
 op("dist", St.dist, static=("p",))
-op("mode", St.mode, static=("dim", "keepdim"), returns=return_types.mode)
+op("mode", St.mode, static=("dim", "keepdim"), returns=return_types.mode, out=True)
 
 
 def _check_q(operands, statics) -> None:
@@ -74,7 +74,8 @@ for _name in ("median", "nanmedian"):
     op(f"_{_name}_all", getattr(St, _name), function=False, method=False,
        grad_name=f"{_camel}Backward0")
     op(f"_{_name}_dim", getattr(St, f"{_name}_dim"), static=("dim", "keepdim"), function=False,
-       method=False, grad_name=f"{_camel}Backward1", returns=getattr(return_types, _name))
+       method=False, grad_name=f"{_camel}Backward1", returns=getattr(return_types, _name),
+       out=True)
 
 
 def _has_other(args, kwargs) -> bool:

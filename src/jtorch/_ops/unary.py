@@ -25,6 +25,3 @@ op("round", U.round, static=("decimals",), saves="none", grad_name=lambda s, o: 
 op("signbit", U.signbit, saves="none", out=True, pointwise=True)
 op("angle", U.angle, out=True, pointwise=True)
 op("conj_physical", U.conj_physical, saves="none", **BIN)
-# Behind torch.real / torch.imag for complex tensors (see _api/elementwise.py).
-op("_real", U.real_part, function=False, method=False, saves="none", grad_name="RealBackward0")
-op("_imag", U.imag_part, function=False, method=False, saves="none", grad_name="ImagBackward0")

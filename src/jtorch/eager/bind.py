@@ -9,6 +9,7 @@ statics key the cached kernel.
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 
@@ -77,7 +78,11 @@ def call(spec, names, vals, statics, out=None):
     name = spec.grad_name
     if type(name) is not str:  # resolved only if a node is recorded
         name = _name_thunk(name, spec.static, statics, names, vals)
-    result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
+    try:  # free when nothing is raised (Python 3.11's zero-cost exceptions)
+        result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
+    except TypeError:
+        _raise_missing(vals)
+        raise
     if spec.pointwise:
         _layout(result, leaves)
     elif spec.extra and "layout" in spec.extra:  # e.g. conv/pool keep channels_last
@@ -85,6 +90,13 @@ def call(spec, names, vals, statics, out=None):
     if spec.returns is not None:
         return spec.returns(*result)
     return result
+
+
+def _raise_missing(vals) -> None:
+    """A required argument left out reaches the kernel as its ``_Missing`` default: say so."""
+    for v in vals:
+        if type(v) is _Missing:
+            v._raise()
 
 
 def _name_thunk(name_fn, static_names, statics, names, vals):
@@ -121,31 +133,87 @@ def _layout(result, leaves) -> None:
 
 
 def _write_out(spec, out, key, fn, leaves):
+    outs = tuple(out) if isinstance(out, list | tuple) else (out,)
     if grad_mode._state.enabled and any(isinstance(x, Tensor) and x.requires_grad
-                                        for x in (*leaves, out)):
+                                        for x in (*leaves, *outs)):
         raise RuntimeError(
             f"{spec.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
     with grad_mode.no_grad():
         result = dispatch.apply(key, fn, leaves, spec.grad_name, "none")
-        if out._shape != result._shape:
-            if out.numel():
-                import warnings
+        if isinstance(result, tuple):  # several outputs: out= is a tuple of tensors
+            return _fill_outs(spec, out, result)
+        _fill_out(out, result, stacklevel=4)
+    return out
 
-                warnings.warn(
-                    f"An output with one or more elements was resized since it had shape "
-                    f"{list(out._shape)}, which does not match the required output shape "
-                    f"{list(result._shape)}. This behavior is deprecated, and in a future "
-                    "PyTorch release outputs will not be resized unless they have zero elements.",
-                    UserWarning, stacklevel=3,
-                )
-            views.resize_(out, result._shape)
-        views.commit(out, result)
+
+def _fill_outs(spec, out, results):
+    """``out=`` of an op with several results: a tuple of tensors of exactly the results'
+    dtypes (PyTorch casts no multi-output result), each resized as needed."""
+    name = re.sub(r"^_|_(dim|all|bins|edges)$", "", spec.name)
+    if not isinstance(out, list | tuple) or not all(isinstance(o, Tensor) for o in out):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    if len(out) != len(results):
+        raise TypeError(f"expected tuple of {len(results)} elements but got {len(out)}")
+    for o, r in zip(out, results, strict=True):
+        if o.dtype is not r.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_C_TYPE[r.dtype.name]}, but "
+                               f"got {_C_TYPE[o.dtype.name]} instead")
+    for o, r in zip(out, results, strict=True):
+        _fill_out(o, r, stacklevel=5)
+    return spec.returns(*out) if spec.returns is not None else tuple(out)
+
+
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+           "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _fill_out(out, result, stacklevel: int) -> None:
+    if out._shape != result._shape:
+        if out.numel():
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._shape)}, which does not match the required output shape "
+                f"{list(result._shape)}. This behavior is deprecated, and in a future "
+                "PyTorch release outputs will not be resized unless they have zero elements.",
+                UserWarning, stacklevel=stacklevel,
+            )
+        views.resize_(out, result._shape)
+    views.commit(out, result)
+
+
+def write_out(name: str, result, out):
+    """Write a computed ``result`` (a tensor, or a tuple for an op with several outputs) into
+    ``out=`` as PyTorch does: no autograd, each out resized (warning when it had elements)
+    and cast to its own dtype. Returns ``out``."""
+    results = result if isinstance(result, tuple) else (result,)
+    outs = tuple(out) if isinstance(out, list | tuple) else (out,)
+    if len(outs) != len(results):
+        raise RuntimeError(f"{name}() expected an out= argument of size {len(results)}, got "
+                           f"size {len(outs)}")
+    if (grad_mode._state.enabled and any(o.requires_grad for o in outs)) or any(
+            r.requires_grad for r in results):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    with grad_mode.no_grad():
+        for o, r in zip(outs, results, strict=True):
+            _fill_out(o, r, stacklevel=4)
     return out
 
 
 def call_overload(spec, args, kwargs):
+    for param, names in _ALIASES.items():  # the overloads' predicates look for dim= & co.
+        for alias in names:
+            if alias in kwargs and param not in kwargs:
+                kwargs[param] = kwargs.pop(alias)
     for accept, name in spec.overloads:
         if accept(args, kwargs):
             return _BOUND[name](*args, **kwargs)
@@ -159,13 +227,17 @@ def _params(spec):
     return list(inspect.signature(spec.fn).parameters.values())
 
 
-def _sig_text(params, defaults: dict, extra_kw=()) -> str:
+def _sig_text(params, defaults: dict, extra_kw=(), optional=(), rest=False) -> str:
+    """The signature; ``optional`` required parameters get a ``_Missing`` default (an alias
+    may supply them) and ``rest`` adds ``**_alias`` for the NumPy-style keyword aliases."""
     parts, star = [], False
     for p in params:
         if p.kind is p.KEYWORD_ONLY and not star:
             parts.append("*")
             star = True
-        if p.default is _MISSING:
+        if p.name in optional:
+            parts.append(f"{p.name}=_u_{p.name}")
+        elif p.default is _MISSING:
             parts.append(p.name)
         else:
             defaults[f"_d_{p.name}"] = p.default
@@ -175,17 +247,96 @@ def _sig_text(params, defaults: dict, extra_kw=()) -> str:
             parts.append("*")
             star = True
         parts.append(f"{name}=None")
+    if rest:
+        parts.append("**_alias")
     return ", ".join(parts)
+
+
+# PyTorch's argument parser takes these NumPy names for its parameters (torch.sum(x,
+# axis=0, keepdims=True), torch.add(x1=a, x2=b)).
+_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+            "other": ("x2",)}
+class _Missing:
+    """The default of a required parameter an alias may supply. Using it (an attribute, a
+    comparison, a conversion) raises the TypeError Python would have raised for the missing
+    argument, so the binding needs no test for it on the common path."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "message", message)
+
+    def _raise(self, *args, **kwargs):
+        raise TypeError(object.__getattribute__(self, "message"))
+
+    __getattr__ = __bool__ = __index__ = __float__ = __int__ = __len__ = __iter__ = _raise
+    __lt__ = __le__ = __gt__ = __ge__ = _raise
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+def _alias_plan(params):
+    """(the aliased parameters, those of them made optional): a required parameter can take
+    an alias only when every positional parameter after it may be left out too."""
+    names = {p.name for p in params}
+    aliased, optional, tail_optional = [], set(), True
+    for p in reversed(params):
+        positional = p.kind is not p.KEYWORD_ONLY
+        aliases = tuple(a for a in _ALIASES.get(p.name, ()) if a not in names)
+        if aliases and (p.default is not _MISSING or not positional or tail_optional):
+            aliased.append((p.name, aliases))
+            if p.default is _MISSING:
+                optional.add(p.name)
+        if positional and p.default is _MISSING and p.name not in optional:
+            tail_optional = False
+    return tuple(reversed(aliased)), optional
+
+
+def _alias_prologue(spec_name, params, g):
+    """Lines resolving the aliases, run only when some keyword was not a parameter's name
+    (the common call pays for ``**_alias`` and one truth test)."""
+    aliased, optional = _alias_plan(params)
+    if not aliased:
+        return [], (), False
+    g["_resolve"] = _resolve_aliases
+    for name in optional:
+        g[f"_u_{name}"] = _Missing(f"{spec_name}() missing 1 required positional argument: "
+                                   f"'{name}'")
+    plan = tuple((n, f"_u_{n}" if n in optional else f"_d_{n}", a) for n, a in aliased)
+    g["_plan"] = tuple(a for _, _, a in plan)
+    names = ", ".join(n for n, _, _ in plan)
+    defaults = ", ".join(d for _, d, _ in plan)
+    return ["    if _alias:",
+            f"        {names}, = _resolve({spec_name!r}, _alias, ({names},), ({defaults},), "
+            "_plan)"], optional, True
+
+
+def _resolve_aliases(name, given, values, defaults, plan):
+    """Each aliased parameter's value: given by its name, by one alias, or its default."""
+    given, out = dict(given), []
+    for aliases, value, default in zip(plan, values, defaults, strict=True):
+        for alias in aliases:
+            if alias in given:
+                if value is not default:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{alias}'")
+                value = given.pop(alias)
+        out.append(value)
+    if given:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(given))}'")
+    return out
 
 
 def _gen_op(spec):
     params = _params(spec)
     g = {"_spec": spec, "_call": call, "_f": _freeze}
-    sig = _sig_text(params, g, ("out",) if spec.out else ())
+    prologue, optional, rest = _alias_prologue(spec.name, params, g)
+    sig = _sig_text(params, g, ("out",) if spec.out else (), optional, rest)
     dyn = [p for p in params if p.name not in spec.static]
     req = [p.name for p in dyn if p.default is _MISSING]
     # Locals are underscored: a parameter may be called ``n`` or ``v`` (torch.diff's n).
-    body = [f"    _n = [{', '.join(repr(n) for n in req)}]", f"    _v = [{', '.join(req)}]"]
+    body = [*prologue, f"    _n = [{', '.join(repr(n) for n in req)}]",
+            f"    _v = [{', '.join(req)}]"]
     for p in dyn:
         if p.default is not _MISSING:
             body.append(f"    if {p.name} is not _d_{p.name}:")
@@ -199,9 +350,10 @@ def _gen_op(spec):
 def _gen_view(spec):
     params = _params(spec)
     g = {"_spec": spec, "_view": _view, "_f": _freeze}
-    sig = _sig_text(params, g)
+    prologue, optional, rest = _alias_prologue(spec.name, params, g)
+    sig = _sig_text(params, g, (), optional, rest)
     kw = ", ".join(f"{p.name!r}: _f({p.name})" for p in params[1:])
-    body = [f"    return _view(_spec, {params[0].name}, {{{kw}}})"]
+    body = [*prologue, f"    return _view(_spec, {params[0].name}, {{{kw}}})"]
     return _compile(spec.name, sig, body, g)
 
 
@@ -209,7 +361,11 @@ def _view(spec, x, kw):
     name = spec.grad_name
     if type(name) is not str:
         name = _name_thunk(name, tuple(kw), tuple(kw.values()), ("input",), (x,))
-    return views.make_view(x, spec.fn, spec.geometry, kw, name)
+    try:
+        return views.make_view(x, spec.fn, spec.geometry, kw, name)
+    except TypeError:
+        _raise_missing((x, *kw.values()))
+        raise
 
 
 def _compile(name, sig, body, g):

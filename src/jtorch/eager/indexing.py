@@ -11,6 +11,8 @@ silently.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -43,7 +45,9 @@ def _as_item(item, select_scalars=True):
                 and item.dtype is not D.uint8):
             return int(item)  # a 0-dim integer tensor selects, as an int does
         return item
-    if isinstance(item, list | tuple | np.ndarray):
+    if isinstance(item, str | bytes):  # a sequence PyTorch tries to make a tensor of
+        raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+    if isinstance(item, list | tuple | np.ndarray | Sequence):
         from .creation import tensor
 
         arr = np.asarray(item)

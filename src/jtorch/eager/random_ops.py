@@ -195,7 +195,7 @@ def bind(namespace: dict, emit, size_args) -> dict:
             continue
         if spec.name == "normal":
             fn = _normal(spec, emit, size_args)
-        elif spec.name in ("bernoulli", "poisson", "multinomial"):
+        elif spec.name in ("bernoulli", "poisson", "multinomial", "binomial"):
             fn = _tensor_draw(spec, emit, size_args)
         else:
             fn = _sized(spec, emit, size_args)

@@ -144,14 +144,20 @@ def _finish_view(out: Tensor, x: Tensor, step, stride, offset) -> None:
 
 def as_strided(x: Tensor, size, stride, storage_offset=None) -> Tensor:
     """as_strided addresses the storage itself, so its step starts from the base value."""
+    if any(getattr(fn, "reinterprets", False) for fn, _ in x._chain):
+        raise RuntimeError("jtorch does not support as_strided of a tensor that reads its "
+                           "storage reinterpreted (a conjugated, real/imag or view(dtype) "
+                           "view); call it on a copy (.clone())")
     shape, stride, offset, kw = _strides.g_as_strided(
         x._shape, x.stride(), x._offset, size, stride, storage_offset
     )
     root = x._base if x._base is not None else x
     chain = _physical_prefix(x) + ((S.as_strided, tuple(kw.items())),)
-    # A detached view's storage value is no tensor's autograd input.
-    src = root._storage.value if root._chain else root
-    out = _apply_chain(chain, [src], "AsStridedBackward0")
+    read = chain
+    if root._chain:  # a detached view, or a tensor whose geometry changed in place: the
+        # root's value is not its storage's, so the read starts by writing it back there
+        read = ((S.unview, (("storage", root._storage.value), ("chain", root._chain))), *chain)
+    out = _apply_chain(read, [root], "AsStridedBackward0")
     _alias_into(out, root, chain, stride, offset)
     return out
 
@@ -181,10 +187,26 @@ def _alias_into(out: Tensor, x: Tensor, chain, stride, offset) -> None:
 
 
 def _relative_chain(v: Tensor) -> tuple:
+    """The steps from ``v``'s base's value to ``v``."""
     base_chain = v._base._chain
     if v._chain[: len(base_chain)] == base_chain:
         return v._chain[len(base_chain):]
-    return v._chain
+    # The base's geometry changed in place (x.t_()) after v was made, or v addresses the
+    # storage itself (as_strided of a detached view): back from the base to its storage.
+    undo = (S.unview, (("storage", v._storage.value), ("chain", base_chain)))
+    return (undo, *v._chain)
+
+
+def become_view(x: Tensor, out: Tensor) -> Tensor:
+    """``x.t_()``, ``x.unsqueeze_(0)``, ...: ``x`` takes the geometry and history of ``out``,
+    a view of it, keeping its own identity, base and storage; the version moves on once."""
+    x._chain, x._shape, x._stride, x._offset = out._chain, out._shape, out._stride, out._offset
+    x._cache, x._cache_src = out._cache, out._cache_src
+    if out._grad_fn is not None:
+        x._grad_fn, x._output_nr = out._grad_fn, out._output_nr
+    x._vc.version += 1
+    x._view_version = x._vc.version  # its new history is current: nothing to regenerate
+    return x
 
 
 def regenerate_view_grad_fn(v: Tensor) -> None:

@@ -205,6 +205,23 @@ def poisson(key, input):
     return out.astype(d.np)
 
 
+def binomial(key, count, prob):
+    """Successes in ``count`` trials of probability ``prob`` (broadcast), in count's dtype;
+    a probability above 1 always succeeds and a negative count gives 0, as PyTorch's."""
+    d = dtype_of(count)
+    if d._kind != 2:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{D.legacy_name(d)}")
+    if dtype_of(prob) is not d:
+        raise RuntimeError(f"Found dtype {D.legacy_name(dtype_of(prob))} but expected "
+                           f"{D.legacy_name(d)}")
+    shape = broadcast_shapes(count.shape, prob.shape)
+    n = jnp.maximum(jax.lax.stop_gradient(count), 0).astype(jnp.float64)
+    p = jnp.clip(jax.lax.stop_gradient(prob), 0, 1).astype(jnp.float64)
+    out = jax.random.binomial(key, jnp.floor(n), p, shape, dtype=jnp.float64)
+    return out.astype(d.np)
+
+
 def multinomial(key, input, num_samples, replacement=False):
     """Category indices drawn with probabilities proportional to each row of ``input``.
 

@@ -183,6 +183,14 @@ def unsqueeze(input, dim):
     return jnp.expand_dims(input, norm_dim(dim, input.ndim + 1))
 
 
+@_dynamic("storage")
+@_with_scatter(lambda base, src, storage, chain: apply_chain(src, chain))
+def unview(input, storage, chain):
+    """``storage`` with ``input``, the value ``chain`` reads from it, written back: the step
+    from a tensor whose own geometry changed in place (``x.t_()``) back to its storage."""
+    return scatter_chain(storage, chain, input)
+
+
 def _select_scatter(base, src, dim, index):
     return lax.dynamic_update_index_in_dim(base, src.astype(base.dtype), index, dim)
 
@@ -272,13 +280,20 @@ def unfold(input, dimension, size, step):
 
 def as_strided(input, size, stride, storage_offset=0):
     """Read ``input``'s elements as if it were row-major memory, with torch's strides."""
-    idx = strided_index(size, stride, storage_offset)
-    if idx.size and idx.max() >= input.size:
+    check_storage_bounds(input, input.size, size, stride, storage_offset)
+    return jnp.reshape(input, -1)[strided_index(size, stride, storage_offset)]
+
+
+def check_storage_bounds(input, storage_size, size, stride, offset) -> None:
+    """PyTorch's error for a strided view reaching past the end of ``storage_size``."""
+    needed = (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+              if math.prod(size) else 0)
+    if needed > storage_size:
+        itemsize = np.dtype(input.dtype).itemsize
         raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{storage_offset} require more storage than the tensor has ({input.size} elements)"
-        )
-    return jnp.reshape(input, -1)[idx]
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
+            f"of bounds for storage of size {storage_size * itemsize}")
 
 
 _by_geometry(diagonal, _contiguous_geometry(

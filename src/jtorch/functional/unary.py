@@ -218,14 +218,3 @@ def conj_physical(input):
     """torch.conj_physical: the conjugate, materialized; real inputs are returned as they are."""
     return jnp.conj(input) if dtype_of(input)._kind == 3 else input
 
-
-def real_part(input):
-    """The real part of a complex tensor (behind ``torch.real``), as a new array."""
-    return jnp.real(input)
-
-
-def imag_part(input):
-    """The imaginary part of a complex tensor (behind ``torch.imag``), as a new array."""
-    if dtype_of(input)._kind != 3:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return jnp.imag(input)

@@ -14,7 +14,7 @@ import warnings
 
 from .. import _dtypes as D
 from ..eager.tensor import Tensor
-from . import _coo, _ops
+from . import _coo, _ops, _resize
 from ._coo import SparseTensor, sparse_coo_tensor
 from ._ops import mm as _mm
 from ._ops import sparse_mask, to_sparse
@@ -38,6 +38,29 @@ def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0) -> Tensor:
 def sum(input, dim=None, dtype=None) -> Tensor:  # noqa: A001 - torch.sparse.sum
     """``torch.sparse.sum``: over all dims a dense scalar; over some, sparse (coalesced)."""
     return _sparse_sum(input, dim, dtype)
+
+
+def _dense_product(name):
+    """``torch.dsmm`` (dense result), ``smm`` (sparse) and ``hspmm``/``hsmm`` (hybrid: sparse
+    rows of dense values) of a sparse matrix and a dense one.
+
+    Differences from PyTorch: the sparse results store the nonzero entries of the product,
+    where PyTorch also stores the zeros its rows produce (to_dense() agrees)."""
+    sparse_dim = {"dsmm": None, "smm": 2, "hspmm": 1, "hsmm": 1}[name]
+
+    def fn(input, mat2) -> Tensor:
+        out = _mm(input, mat2) if isinstance(input, SparseTensor) else input.mm(mat2)
+        return out if sparse_dim is None else to_sparse(out, sparse_dim)
+
+    fn.__name__ = name
+    return fn
+
+
+def sspaddmm(input, mat1, mat2, *, beta=1, alpha=1, out=None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` as a sparse tensor (``saddmm`` too)."""
+    if out is not None:
+        raise RuntimeError("sspaddmm(): out= is not supported with sparse COO results in jtorch")
+    return to_sparse(input.to_dense() * beta + _dense_product("dsmm")(mat1, mat2) * alpha)
 
 
 def _legacy(dtype):
@@ -91,7 +114,7 @@ def _route(dense_fn, sparse_fn):
 
 _ROUTED = {
     "add": _ops.add, "sub": _ops.sub, "mul": _ops.mul, "div": _ops.div, "mm": _ops.mm,
-    "matmul": _ops.mm, "t": _ops.t, "transpose": _ops.transpose, "neg": SparseTensor.neg,
+    "matmul": _ops.matmul, "t": _ops.t, "transpose": _ops.transpose, "neg": SparseTensor.neg,
     "sum": lambda input, dim=None, keepdim=False, *, dtype=None: input.sum(dim, keepdim,
                                                                          dtype=dtype),
 }
@@ -107,7 +130,14 @@ def bind(namespace: dict) -> None:
         namespace[name] = routed
         if name in _ROUTED_METHODS:
             setattr(Tensor, name, routed)
+    _resize.attach(namespace)
     namespace["spmm"] = namespace["mm"]
+    for name in ("dsmm", "smm", "hspmm", "hsmm"):
+        namespace[name] = _dense_product(name)
+    namespace["sspaddmm"] = namespace["saddmm"] = sspaddmm
+    Tensor.smm = namespace["smm"]
+    Tensor.hspmm = namespace["hspmm"]
+    Tensor.sspaddmm = sspaddmm
     namespace["sparse_coo_tensor"] = sparse_coo_tensor
     Tensor.to_sparse = to_sparse
     Tensor.to_sparse_coo = lambda self: to_sparse(self)

@@ -168,6 +168,17 @@ def mm(input, mat2, *, out=None):
     return _scatter_rows(contrib, rows, input._shape[0])
 
 
+def matmul(input, other, *, out=None):
+    """``torch.matmul`` / ``@`` with a sparse operand: ``mm``, with a dense vector operand
+    taken as a one-column (or one-row) matrix and that dim dropped from the result."""
+    sparse_in, sparse_other = isinstance(input, SparseTensor), isinstance(other, SparseTensor)
+    if sparse_in and not sparse_other and other.dim() == 1:
+        return mm(input, other.unsqueeze(1), out=out).squeeze(1)
+    if sparse_other and not sparse_in and input.dim() == 1:
+        return mm(input.unsqueeze(0), other, out=out).squeeze(0)
+    return mm(input, other, out=out)
+
+
 def _sparse_sparse_mm(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     _check_mm(a, b)
     ia, ib = _host(a._idx), _host(b._idx)
@@ -255,9 +266,9 @@ _METHODS = {
     "__rmul__": lambda self, other: mul(self, other),
     "__truediv__": lambda self, other: div(self, other),
     "mm": lambda self, mat2: mm(self, mat2),
-    "matmul": lambda self, other: mm(self, other),
-    "__matmul__": lambda self, other: mm(self, other),
-    "__rmatmul__": lambda self, other: mm(other, self),
+    "matmul": lambda self, other: matmul(self, other),
+    "__matmul__": lambda self, other: matmul(self, other),
+    "__rmatmul__": lambda self, other: matmul(other, self),
     "sum": _sum_method,
     "transpose": lambda self, dim0, dim1: transpose(self, dim0, dim1),
     "t": lambda self: t(self),
