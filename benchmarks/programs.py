@@ -10,7 +10,9 @@ user feels) and once more on jtorch with the cache that run left (a warm start).
 process gets the same one-thread settings (printed first): PyTorch's intra-op threads
 through ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``, XLA's through ``XLA_FLAGS``.
 
-Columns: ``wall`` the whole process (interpreter start to exit); ``first`` from the first
+Columns: ``wall`` the whole process (interpreter start to exit); ``cpu`` its CPU time
+(user + system, every thread; steadier than wall time on a shared machine), as the
+ratios jtorch cold / PyTorch and jtorch warm / PyTorch; ``first`` from the first
 module call (or the start of a program without modules) to the end of the first
 optimizer step (or ``backward()`` where there is no optimizer); ``steady`` the median
 time between consecutive steps after the first three. Ratios are jtorch / PyTorch.
@@ -75,17 +77,23 @@ def run(name: str, lib: str, quick: bool, cache: str | None) -> dict:
         out = f.name
     cmd = [sys.executable, str(PROBE), out, mode, *map(str, stop), str(ROOT / script), *args]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise RuntimeError(f"{name} on {lib} failed:\n{proc.stderr[-3000:]}")
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=out_f, stderr=err_f, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        out_f.seek(0)
+        err_f.seek(0)
+        stdout, stderr = out_f.read(), err_f.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{name} on {lib} failed:\n{stderr[-3000:]}")
     with open(out) as f:
         rec = json.load(f)
     os.unlink(out)
     steps = rec["steps"] or rec["backwards"]
     gaps = [b - a for a, b in zip(steps, steps[1:])][2:]
-    lines = [line for line in proc.stdout.splitlines() if line.strip()]
-    return {"wall": wall, "first": steps[0] - rec["forward"] if steps else float("nan"),
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+            "first": steps[0] - rec["forward"] if steps else float("nan"),
             "steady": statistics.median(gaps) if gaps else float("nan"),
             "steps": len(steps), "last": lines[-1] if lines else ""}
 
@@ -111,8 +119,9 @@ def main() -> int:
     for k, v in ONE_THREAD.items():
         print(f"  {k}={v}")
     head = (f"{'program':20} {'steps':>5} | {'wall: torch':>11} {'jt cold':>8} {'ratio':>6} "
-            f"{'jt warm':>8} {'ratio':>6} | {'first: torch':>12} {'jt cold':>8} {'jt warm':>8}"
-            f" | {'steady ms: torch':>16} {'jtorch':>7} {'ratio':>6}")
+            f"{'jt warm':>8} {'ratio':>6} | {'cpu: torch':>10} {'cold':>6} {'warm':>6} | "
+            f"{'first: torch':>12} {'jt cold':>8} {'jt warm':>8} | {'steady ms: torch':>16} "
+            f"{'jtorch':>7} {'ratio':>6}")
     print("\n" + head + "\n" + "-" * len(head))
     finals = []
     for name in names:
@@ -122,8 +131,9 @@ def main() -> int:
             warm = run(name, "jtorch", args.quick, cache)
         print(f"{name:20} {t['steps']:5d} | {_fmt(t['wall']):>11} {_fmt(cold['wall']):>8} "
               f"{cold['wall'] / t['wall']:5.2f}x {_fmt(warm['wall']):>8} "
-              f"{warm['wall'] / t['wall']:5.2f}x | {_fmt(t['first']):>12} "
-              f"{_fmt(cold['first']):>8} {_fmt(warm['first']):>8} | "
+              f"{warm['wall'] / t['wall']:5.2f}x | {_fmt(t['cpu']):>10} "
+              f"{cold['cpu'] / t['cpu']:5.2f}x {warm['cpu'] / t['cpu']:5.2f}x | "
+              f"{_fmt(t['first']):>12} {_fmt(cold['first']):>8} {_fmt(warm['first']):>8} | "
               f"{_fmt(t['steady'], 'ms'):>16} {_fmt(warm['steady'], 'ms'):>7} "
               f"{warm['steady'] / t['steady']:5.2f}x", flush=True)
         finals.append((name, t["last"], warm["last"]))
