@@ -111,12 +111,45 @@ def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_colla
         result_queue.put((task, data))
 
 
+def _gathered(dataset, keys, collate_fn):
+    """``default_collate`` of a TensorDataset's samples (through any Subsets, as
+    ``random_split`` makes) as one gather per tensor: the rows ``keys`` of each tensor.
+
+    The same batch as indexing every sample and stacking them, without a view and a copy
+    per sample (two dispatches a sample made the loader cost more than a training step)."""
+    from ..dataset import Subset, TensorDataset
+    from .collate import default_collate
+
+    if collate_fn is not default_collate or not keys:
+        return None
+    while type(dataset) is Subset:
+        keys = [dataset.indices[k] for k in keys]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or not all(type(k) is int for k in map(
+            _index, keys)) or any(t.requires_grad or t.dim() == 0 for t in dataset.tensors):
+        return None
+    from .... import tensor
+
+    rows = tensor([_index(k) for k in keys])
+    return [t[rows] for t in dataset.tensors]
+
+
+def _index(key):
+    """A sampler's or a Subset's key as a Python int where it is one (0-d tensors too)."""
+    if hasattr(key, "__index__") and not isinstance(key, bool):
+        return key.__index__()
+    return key
+
+
 def _fetcher(dataset, kind, auto_collation, collate_fn, drop_last):
     """A function from the sampler's keys to one (collated) result, for either kind of
     dataset; an iterable dataset's fetch raises StopIteration when it runs out."""
     if kind == "map":
         def fetch(keys):
             if auto_collation:
+                batch = _gathered(dataset, keys, collate_fn)
+                if batch is not None:
+                    return batch
                 if callable(getattr(dataset, "__getitems__", None)):
                     return collate_fn(dataset.__getitems__(keys))
                 return collate_fn([dataset[k] for k in keys])
