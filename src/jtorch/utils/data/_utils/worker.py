@@ -8,6 +8,8 @@ import random
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 
@@ -113,10 +115,11 @@ def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_colla
 
 def _gathered(dataset, keys, collate_fn):
     """``default_collate`` of a TensorDataset's samples (through any Subsets, as
-    ``random_split`` makes) as one gather per tensor: the rows ``keys`` of each tensor.
+    ``random_split`` makes) as one ``index_select`` per tensor: the rows ``keys``.
 
     The same batch as indexing every sample and stacking them, without a view and a copy
-    per sample (two dispatches a sample made the loader cost more than a training step)."""
+    per sample (two dispatches a sample made the loader cost more than a training step).
+    Keys that indexing a sample would reject take the per-sample path, to raise as it does."""
     from ..dataset import Subset, TensorDataset
     from .collate import default_collate
 
@@ -125,20 +128,23 @@ def _gathered(dataset, keys, collate_fn):
     while type(dataset) is Subset:
         keys = [dataset.indices[k] for k in keys]
         dataset = dataset.dataset
-    if type(dataset) is not TensorDataset or not all(type(k) is int for k in map(
-            _index, keys)) or any(t.requires_grad or t.dim() == 0 for t in dataset.tensors):
+    if type(dataset) is not TensorDataset or any(t.requires_grad or t.dim() == 0
+                                                 for t in dataset.tensors):
         return None
-    from .... import tensor
+    if not all(type(k) is int for k in keys):
+        keys = [k.__index__() if hasattr(k, "__index__") and not isinstance(k, bool) else k
+                for k in keys]
+        if not all(type(k) is int for k in keys):
+            return None
+    n = dataset.tensors[0].shape[0]
+    rows = np.asarray(keys, dtype=np.int64)
+    rows = np.where(rows < 0, rows + n, rows)  # a sample's index may count from the end
+    if ((rows < 0) | (rows >= n)).any():
+        return None
+    from .... import from_numpy
 
-    rows = tensor([_index(k) for k in keys])
-    return [t[rows] for t in dataset.tensors]
-
-
-def _index(key):
-    """A sampler's or a Subset's key as a Python int where it is one (0-d tensors too)."""
-    if hasattr(key, "__index__") and not isinstance(key, bool):
-        return key.__index__()
-    return key
+    index = from_numpy(rows)
+    return [t.index_select(0, index) for t in dataset.tensors]
 
 
 def _fetcher(dataset, kind, auto_collation, collate_fn, drop_last):
