@@ -1,7 +1,8 @@
 """Pooling: max/avg (with torch's ceil_mode and padding rules), adaptive, unpooling.
 
-Every pooling window is a gather through a host-built table of flat spatial positions
-(a constant of the compiled kernel), so values, PyTorch's flattened ``indices`` and the
+A pooling window is a gather through a host-built table of flat spatial positions (a
+constant of the compiled kernel), or, where the windows tile the input (stride = kernel,
+no padding: ``MaxPool2d(2)``), a reshape; values, PyTorch's flattened ``indices`` and the
 gradient (max: to the ONE index PyTorch picks, the first maximum) come from one place.
 """
 
@@ -117,23 +118,20 @@ def _window_arg(win):
     return arg
 
 
-@jax.custom_vjp
+@jax.custom_jvp
 def _window_max(win):
     return jnp.take_along_axis(win, _window_arg(win)[..., None], axis=-1)[..., 0]
 
 
-def _window_max_fwd(win):
+@_window_max.defjvp
+def _window_max_jvp(primals, tangents):
+    # The derivative flows through the picked element only, as PyTorch's; written as a
+    # masked sum so that its transpose (the gradient) is a select, not a scatter.
+    (win,), (t,) = primals, tangents
     arg = _window_arg(win)
     hit = lax.broadcasted_iota(arg.dtype, win.shape, win.ndim - 1) == arg[..., None]
-    return jnp.take_along_axis(win, arg[..., None], axis=-1)[..., 0], hit
-
-
-def _window_max_bwd(hit, g):
-    # The whole gradient to the picked element, as PyTorch; a select, not a scatter.
-    return (jnp.where(hit, g[..., None], jnp.zeros((), g.dtype)),)
-
-
-_window_max.defvjp(_window_max_fwd, _window_max_bwd)
+    out = jnp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    return out, jnp.sum(jnp.where(hit, t, jnp.zeros((), t.dtype)), axis=-1)
 
 
 def _tile_indices(arg, sizes, k, outs):
