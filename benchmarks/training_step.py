@@ -20,6 +20,10 @@ import statistics
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# One thread for every library, set the same way as benchmarks/programs.py: XLA's CPU
+# thread pool through XLA_FLAGS (read when JAX starts), PyTorch's by set_num_threads below.
+ONE_THREAD_XLA = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {ONE_THREAD_XLA}".strip()
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -136,6 +140,8 @@ def main() -> None:
     torch.set_num_threads(1)
     print(f"training step, batch {BATCH}, float32, CPU; median ms per step "
           f"({repeats} repeats of {n})")
+    print(f"threads: PyTorch {torch.get_num_threads()} (set_num_threads), XLA "
+          f"XLA_FLAGS={os.environ['XLA_FLAGS']!r}")
     print(f"{'case':6} {'torch':>9} {'jtorch':>9} {'jax.jit':>9} {'jtorch/torch':>13}")
     for case in ("mlp", "cnn"):
         t_torch = measure(eager_step(torch, case), n, repeats) * 1e3

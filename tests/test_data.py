@@ -33,6 +33,21 @@ def test_tensor_dataset_and_batches_are_lists():
     check(prog)
 
 
+@pytest.mark.parametrize("keys", [[4, 0, 2, 2], [-1, 1], [1, 5]])
+def test_tensor_dataset_batches_through_subsets(keys):
+    """A batch of rows (gathered in one op) equals the stacked samples, through Subsets;
+    a key past the end raises as indexing the sample does."""
+
+    def prog(t):
+        ds = t.utils.data.TensorDataset(t.arange(20.0).reshape(5, 2, 2), t.arange(5) * 3,
+                                        t.tensor([True, False, True, True, False]))
+        sub = t.utils.data.Subset(t.utils.data.Subset(ds, [4, 3, 2, 1, 0]), [0, 1, 2, 3, 4])
+        return [_batches(t.utils.data.DataLoader(d, sampler=keys, batch_size=3))
+                for d in (ds, sub)]
+
+    check(prog)
+
+
 def test_tensor_dataset_size_mismatch():
     check(lambda t: t.utils.data.TensorDataset(t.zeros(3), t.zeros(4)))
 

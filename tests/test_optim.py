@@ -342,7 +342,8 @@ def test_custom_optimizer_subclass():
 
 
 @pytest.mark.parametrize("kw", [dict(max_iter=6), dict(line_search_fn="strong_wolfe"),
-                                dict(lr=0.5, history_size=2, max_iter=4)])
+                                dict(lr=0.5, history_size=2, max_iter=4),
+                                dict(lr=0.5, history_size=12, max_iter=25)])
 def test_lbfgs(kw):
     # float64: near convergence float32 rounding decides when L-BFGS stops (in torch too)
     def program(tm):
@@ -359,6 +360,30 @@ def test_lbfgs(kw):
         st = opt.state[w]
         return (w, b, losses, st["func_evals"], st["n_iter"], sorted(st), st["d"],
                 st["prev_flat_grad"], len(st["old_dirs"]), st["prev_loss"])
+
+    check(program, rtol=1e-7, atol=1e-9)
+
+
+def test_lbfgs_resumes_from_state_dict():
+    """A fresh LBFGS loading another's state_dict continues with the same history."""
+
+    def program(tm):
+        w, b = params(tm, "float64")
+        opt = tm.optim.LBFGS([w, b], history_size=5, max_iter=7)
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_of(tm, w, b) + (w**4).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        resumed = tm.optim.LBFGS([w, b], history_size=5, max_iter=7)
+        resumed.load_state_dict(opt.state_dict())
+        opt = resumed
+        resumed.step(closure)
+        st = resumed.state[w]
+        return w, b, st["func_evals"], len(st["old_dirs"]), st["d"], [a is None for a in st["al"]]
 
     check(program, rtol=1e-7, atol=1e-9)
 

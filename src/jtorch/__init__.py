@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _dtypes
+from . import _cache, _dtypes  # _cache: the on-disk kernel cache, set up first
 from ._device import device
 from ._dtypes import (
     bfloat16,

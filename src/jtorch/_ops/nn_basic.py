@@ -3,8 +3,7 @@ gives the F forms their PyTorch signatures and host-side checks)."""
 
 from __future__ import annotations
 
-import numpy as np
-
+from .. import _hostcheck
 from .._registry import op
 from ..functional import nn_basic as B
 
@@ -38,9 +37,15 @@ def _bad_row(operands):
     input, weight = operands["input"], operands["weight"]
     if input.dtype._kind != 1 or not input.numel() or weight.dim() != 2:
         return None
-    host = np.asarray(input._value)
+    value, key = input._value, ("rows", weight.shape[0])
+    if _hostcheck.passed(value, key):
+        return None
+    host = _hostcheck.host(value)
     bad = host[(host < 0) | (host >= weight.shape[0])]
-    return int(bad.flat[0]) if bad.size else None
+    if bad.size:
+        return int(bad.flat[0])
+    _hostcheck.remember(value, key)
+    return None
 
 
 op("linear", B.linear, grad_name=_linear_name, **_F)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _hostcheck
 from .._registry import op
 from ..functional import loss as L
 from ..functional import loss_ctc
@@ -25,11 +26,17 @@ def _check_class_targets(operands, statics) -> None:
     if input.dim() < 1:
         return
     classes = input.shape[1] if input.dim() > 1 else input.shape[0]
-    host = np.asarray(target._value).astype(np.int64)
-    host = host[host != statics.get("ignore_index", -100)]
-    bad = host[(host < 0) | (host >= classes)]
-    if bad.size:
-        raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
+    ignore = statics.get("ignore_index", -100)
+    value, key = target._value, ("class_targets", classes, ignore)
+    if _hostcheck.passed(value, key):
+        return
+    host = _hostcheck.host(value)
+    if not (host.min() >= 0 and host.max() < classes):  # else every target is a class
+        host = host[host != ignore]
+        bad = host[(host < 0) | (host >= classes)]
+        if bad.size:
+            raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
+    _hostcheck.remember(value, key)
 
 
 def _check_probabilities(operands, statics) -> None:

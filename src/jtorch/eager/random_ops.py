@@ -173,6 +173,8 @@ def _random_inplace(spec):
         def kernel(x, k, c, *o):
             return fn(jax.random.fold_in(k, c), x, *o, **st)
 
+        if spec.name in _BUCKETED and _bucketable(self):
+            return views.commit(self, _bucketed_fill(fn, self, key, counter, ops))
         name = spec.grad_name
         if callable(name) and not isinstance(name, str):
             name = name(st, vals)
@@ -182,6 +184,45 @@ def _random_inplace(spec):
 
     method.__name__ = spec.name
     return method
+
+
+# The fills that initialise parameters (nn.init, reset_parameters). A sampling kernel takes
+# XLA:CPU about a second to compile, once per shape, so a model paid it for every distinct
+# parameter shape on a cold start. These fills draw from a kernel keyed only by a
+# power-of-two element count instead (shared by every shape up to it, and by every model
+# through the on-disk cache), then take the first numel values in the tensor's shape.
+_BUCKETED = {"uniform_", "normal_"}
+_MIN_BUCKET = 4096
+_FILLS: dict = {}
+
+
+def _bucketable(x) -> bool:
+    # Not for a fill autograd records (a non-leaf under grad mode), nor for a value pinned
+    # to a device (the bucket kernel has no input on it), nor while tracing.
+    from .autograd import grad_mode
+
+    value = x._value
+    return (x.numel() > 0 and not getattr(value, "committed", True)
+            and not (grad_mode._state.enabled and x.requires_grad))
+
+
+def _bucketed_fill(fn, x, key, counter, ops):
+    n, dtype = x.numel(), x.dtype.np
+    bucket = max(_MIN_BUCKET, 1 << (n - 1).bit_length())
+    kernel = _FILLS.get((fn, bucket, dtype))
+    if kernel is None:
+        def draw_flat(k, c, *o):
+            return fn(jax.random.fold_in(k, c), jax.numpy.zeros((bucket,), dtype), *o)
+
+        kernel = _FILLS[(fn, bucket, dtype)] = jax.jit(draw_flat)
+    from .tensor import wrap
+
+    return wrap(_first(kernel(key, counter, *ops), n, tuple(x.shape)))
+
+
+@jax.jit(static_argnums=(1, 2))
+def _first(flat, n, shape):
+    return flat[:n].reshape(shape)
 
 
 def bind(namespace: dict, emit, size_args) -> dict:

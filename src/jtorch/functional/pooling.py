@@ -1,7 +1,8 @@
 """Pooling: max/avg (with torch's ceil_mode and padding rules), adaptive, unpooling.
 
-Every pooling window is a gather through a host-built table of flat spatial positions
-(a constant of the compiled kernel), so values, PyTorch's flattened ``indices`` and the
+A pooling window is a gather through a host-built table of flat spatial positions (a
+constant of the compiled kernel), or, where the windows tile the input (stride = kernel,
+no padding: ``MaxPool2d(2)``), a reshape; values, PyTorch's flattened ``indices`` and the
 gradient (max: to the ONE index PyTorch picks, the first maximum) come from one place.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -89,22 +91,78 @@ def _lowest(d):
     return -jnp.inf if d._kind >= 2 else jnp.iinfo(d.np).min
 
 
-def _max_windows(input, n, name, per_dim):
+def _tiles(input, n, k, outs):
+    """(..., O, K) windows of a pooling whose windows tile the input (stride = kernel, no
+    padding or dilation): a reshape and a transpose, no gather."""
+    lead = input.shape[:-n]
+    x = input[(...,) + tuple(slice(0, o * ki) for o, ki in zip(outs, k, strict=True))]
+    x = x.reshape(lead + tuple(v for o, ki in zip(outs, k, strict=True) for v in (o, ki)))
+    m = len(lead)
+    order = (*range(m), *(m + 2 * i for i in range(n)), *(m + 2 * i + 1 for i in range(n)))
+    return jnp.transpose(x, order).reshape(lead + (math.prod(outs), math.prod(k)))
+
+
+def _tiled(k, s, p, d, sizes, ceil_mode) -> bool:
+    return (all(pi == 0 for pi in p) and all(di == 1 for di in d) and tuple(s) == tuple(k)
+            and not (ceil_mode and any(z % ki for z, ki in zip(sizes, k, strict=True))))
+
+
+def _window_arg(win):
+    """The position PyTorch's max pooling picks in each window: the first maximum, or the
+    last NaN."""
+    arg = jnp.argmax(win, axis=-1)
+    if jnp.issubdtype(win.dtype, jnp.floating):
+        isnan = jnp.isnan(win)
+        last = win.shape[-1] - 1 - jnp.argmax(isnan[..., ::-1], axis=-1)
+        arg = jnp.where(jnp.any(isnan, axis=-1), last, arg)
+    return arg
+
+
+@jax.custom_jvp
+def _window_max(win):
+    return jnp.take_along_axis(win, _window_arg(win)[..., None], axis=-1)[..., 0]
+
+
+@_window_max.defjvp
+def _window_max_jvp(primals, tangents):
+    # The derivative flows through the picked element only, as PyTorch's; written as a
+    # masked sum so that its transpose (the gradient) is a select, not a scatter.
+    (win,), (t,) = primals, tangents
+    arg = _window_arg(win)
+    hit = lax.broadcasted_iota(arg.dtype, win.shape, win.ndim - 1) == arg[..., None]
+    out = jnp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    return out, jnp.sum(jnp.where(hit, t, jnp.zeros((), t.dtype)), axis=-1)
+
+
+def _tile_indices(arg, sizes, k, outs):
+    """PyTorch's flat input positions of the picked elements of tiled windows."""
+    n = len(sizes)
+    o_idx = lax.broadcasted_iota(jnp.int64, (math.prod(outs),), 0)
+    flat, a, o = jnp.zeros(arg.shape, jnp.int64), arg.astype(jnp.int64), o_idx
+    for i in reversed(range(n)):  # the last spatial dim varies fastest, in O and in K
+        pos = (o % outs[i]) * k[i] + a % k[i]
+        flat = flat + pos * math.prod(sizes[i + 1:])
+        a, o = a // k[i], o // outs[i]
+    return flat
+
+
+def _max_windows(input, n, name, per_dim, tiles=None):
     d = dtype_of(input)
     if d is D.bool or d._kind == 3:
         raise not_implemented(name, d)
     sizes = input.shape[-n:]
-    table, outs = _table(sizes, per_dim)
-    win = _windows(input, n, table, _lowest(d))
-    arg = jnp.argmax(win, axis=-1)
-    if d._kind >= 2:  # torch keeps the LAST NaN of a window
-        isnan = jnp.isnan(win)
-        last = win.shape[-1] - 1 - jnp.argmax(isnan[..., ::-1], axis=-1)
-        arg = jnp.where(jnp.any(isnan, axis=-1), last, arg)
-    out = jnp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    indices = jnp.asarray(table)[jnp.arange(table.shape[0]), arg]
-    shape = input.shape[:-n] + outs
-    return out.reshape(shape), indices.reshape(shape).astype(jnp.int64)
+    if tiles is None:
+        table, outs = _table(sizes, per_dim)
+        win = _windows(input, n, table, _lowest(d))
+        arg = _window_arg(win)
+        indices = jnp.asarray(table)[jnp.arange(table.shape[0]), arg]
+    else:
+        k, outs = tiles
+        win = _tiles(input, n, k, outs)
+        arg = _window_arg(win)
+        indices = _tile_indices(arg, sizes, k, outs)
+    shape = input.shape[:-n] + tuple(outs)
+    return _window_max(win).reshape(shape), indices.reshape(shape).astype(jnp.int64)
 
 
 def max_pool_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode, n):
@@ -113,7 +171,8 @@ def max_pool_with_indices(input, kernel_size, stride, padding, dilation, ceil_mo
     k, s, p, d, outs = _params(name, n, sizes, kernel_size, stride, padding, dilation,
                                ceil_mode)
     per_dim = [_positions(*a) for a in zip(sizes, outs, k, s, p, d, strict=True)]
-    return _max_windows(input, n, name, per_dim)
+    tiles = (k, outs) if _tiled(k, s, p, d, sizes, ceil_mode) else None
+    return _max_windows(input, n, name, per_dim, tiles)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -141,9 +200,11 @@ def avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         raise not_implemented(name, d)
     sizes = _spatial(input, n, name)
     k, s, p, _, outs = _params(name, n, sizes, kernel_size, stride, padding, 1, ceil_mode)
-    per_dim = [_positions(*a, 1) for a in zip(sizes, outs, k, s, p, strict=True)]
-    table, _ = _table(sizes, per_dim)
-    total = jnp.sum(_windows(input, n, table, 0), axis=-1)
+    if _tiled(k, s, p, (1,) * n, sizes, ceil_mode):
+        total = jnp.sum(_tiles(input, n, k, outs), axis=-1)
+    else:
+        per_dim = [_positions(*a, 1) for a in zip(sizes, outs, k, s, p, strict=True)]
+        total = jnp.sum(_windows(input, n, _table(sizes, per_dim)[0], 0), axis=-1)
     if divisor_override:
         divisor = np.asarray(divisor_override)
     else:

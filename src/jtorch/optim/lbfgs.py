@@ -112,18 +112,124 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     return bracket_f[low_pos], bracket_g[low_pos], bracket[low_pos], ls_func_evals
 
 
-def _two_loop(flat_grad, old_dirs, old_stps, ro, H_diag, al):
-    """The L-BFGS direction: the inverse-Hessian estimate applied to minus the gradient."""
-    num_old = len(old_dirs)
+def _two_loop(flat_grad, dirs, stps, ro, count, H_diag):
+    """The L-BFGS direction: the inverse-Hessian estimate applied to minus the gradient.
+
+    ``dirs``/``stps``/``ro`` hold the history oldest first in rows ``[0, count)`` of
+    fixed-size buffers, so one compiled loop serves every history length; rows past
+    ``count`` are skipped. Returns the direction and ``al`` (one entry per row)."""
+    size = dirs.shape[0]
     q = -flat_grad
-    for i in range(num_old - 1, -1, -1):
-        al[i] = jnp.dot(old_stps[i], q) * ro[i]
-        q = q + (-al[i]).astype(q.dtype) * old_dirs[i]
+
+    def newest_first(j, carry):
+        q, al = carry
+        i = size - 1 - j
+        a = jnp.dot(stps[i], q) * ro[i]
+        live = i < count
+        q = jnp.where(live, q + (-a).astype(q.dtype) * dirs[i], q)
+        return q, al.at[i].set(jnp.where(live, a, al[i]))
+
+    q, al = jax.lax.fori_loop(0, size, newest_first, (q, jnp.zeros(size, ro.dtype)))
     r = q * H_diag
-    for i in range(num_old):
-        be_i = jnp.dot(old_dirs[i], r) * ro[i]
-        r = r + (al[i] - be_i).astype(r.dtype) * old_stps[i]
-    return r
+
+    def oldest_first(i, r):
+        be_i = jnp.dot(dirs[i], r) * ro[i]
+        return jnp.where(i < count, r + (al[i] - be_i).astype(r.dtype) * stps[i], r)
+
+    return jax.lax.fori_loop(0, size, oldest_first, r), al
+
+
+@jax.jit
+def _push(dirs, stps, ro, count, y, s, rho):
+    """Append (y, s, rho) to the history buffers, dropping the oldest row when full."""
+    full = count == dirs.shape[0]
+
+    def put(buf, row):
+        shifted = jnp.where(full, jnp.roll(buf, -1, axis=0), buf)
+        return shifted.at[jnp.where(full, count - 1, count)].set(row)
+
+    return put(dirs, y), put(stps, s), put(ro, rho.astype(ro.dtype)), jnp.minimum(
+        count + 1, dirs.shape[0])
+
+
+@jax.jit
+def _flat_grad(values, grads):
+    """All gradients in one vector (zeros for a missing one; complex as real pairs)."""
+    views = []
+    for v, g in zip(values, grads, strict=True):
+        g = jnp.zeros(v.shape, v.dtype) if g is None else g
+        if jnp.iscomplexobj(g):
+            g = jnp.stack([g.real, g.imag], -1)
+        views.append(g.reshape(-1))
+    return jnp.concatenate(views, 0)
+
+
+@jax.jit
+def _stepped(values, step_size, update):
+    """Every parameter moved by ``step_size * update`` (its slice of the flat vector)."""
+    out, offset = [], 0
+    for v in values:
+        real = jnp.stack([v.real, v.imag], -1) if jnp.iscomplexobj(v) else v
+        n = real.size
+        new = real + step_size.astype(real.dtype) * update[offset:offset + n].reshape(real.shape)
+        if jnp.iscomplexobj(v):
+            new = jax.lax.complex(new[..., 0], new[..., 1])
+        out.append(new.astype(v.dtype))
+        offset += n
+    return out
+
+
+_two_loop_kernel = jax.jit(_two_loop)
+
+
+@jax.jit(static_argnums=1)
+def _rows(rows, capacity):
+    first = rows[0]
+    buf = jnp.zeros((capacity, *first.shape), first.dtype)
+    return buf.at[:len(rows)].set(jnp.stack(rows))
+
+
+class _History:
+    """The last ``size`` curvature pairs (y, s) and rho = 1/(y.s): PyTorch's lists (kept for
+    ``state``) and the same rows in buffers for the compiled two-loop. A buffer's capacity
+    doubles as the history grows (a compile per capacity, not per length), up to ``size``."""
+
+    def __init__(self, size, dirs=(), stps=(), ro=()):
+        self.size = size
+        self.dirs, self.stps, self.ro = list(dirs), list(stps), list(ro)
+        self._bufs = None
+
+    def push(self, y, s, rho) -> None:
+        count = len(self.dirs)
+        if count == self.size:
+            for rows in (self.dirs, self.stps, self.ro):
+                rows.pop(0)
+        self.dirs.append(y)
+        self.stps.append(s)
+        self.ro.append(rho)
+        if self._bufs is not None and (count < len(self._bufs[2]) or count == self.size):
+            dirs, stps, ro = self._bufs
+            self._bufs = _push(dirs, stps, ro, count, y, s, rho)[:3]
+        else:
+            self._bufs = None  # full below ``size``: rebuilt larger when next needed
+
+    def direction(self, flat_grad, H_diag):
+        """The two-loop direction and ``al`` (as PyTorch's list of ``size`` entries)."""
+        count = len(self.dirs)
+        if self._bufs is None:
+            capacity = min(self.size, max(8, 1 << count.bit_length()))
+            if count:
+                self._bufs = tuple(_rows(tuple(rows), capacity)
+                                   for rows in (self.dirs, self.stps, self.ro))
+            else:
+                zeros = jnp.zeros((capacity, flat_grad.size), flat_grad.dtype)
+                self._bufs = (zeros, zeros, jnp.zeros(capacity, flat_grad.dtype))
+        return _two_loop_kernel(flat_grad, *self._bufs, count, H_diag)
+
+    def al_list(self, al) -> list:
+        """PyTorch's ``al`` state: an entry per history row, None past the rows in use."""
+        count = len(self.dirs)
+        return [*(al[:count] if count else ()), *[None] * (self.size - count)]
 
 
 def _arrays(x):
@@ -162,26 +268,13 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
-        views = []
-        for p in self._params:
-            g = jnp.zeros(p._shape, p.dtype.np) if p.grad is None else p.grad._value
-            if jnp.iscomplexobj(g):
-                g = jnp.stack([g.real, g.imag], -1)
-            views.append(g.reshape(-1))
-        return jnp.concatenate(views, 0)
+        return _flat_grad([p._value for p in self._params],
+                          [None if p.grad is None else p.grad._value for p in self._params])
 
     def _add_grad(self, step_size, update) -> None:
-        offset = 0
-        for p in self._params:
-            v = p._value
-            real = jnp.stack([v.real, v.imag], -1) if jnp.iscomplexobj(v) else v
-            n = real.size
-            new = real + jnp.asarray(step_size).astype(real.dtype) * update[
-                offset:offset + n].reshape(real.shape)
-            if jnp.iscomplexobj(v):
-                new = jax.lax.complex(new[..., 0], new[..., 1])
-            write(p, new.astype(v.dtype))
-            offset += n
+        new = _stepped([p._value for p in self._params], jnp.asarray(step_size), update)
+        for p, v in zip(self._params, new, strict=True):
+            write(p, v)
 
     def _set_param(self, params_data) -> None:
         for p, v in zip(self._params, params_data, strict=True):
@@ -216,8 +309,8 @@ class LBFGS(Optimizer):
         if jnp.max(jnp.abs(flat_grad)) <= tolerance_grad:
             return orig_loss
         d, t = _arrays(state.get("d")), _arrays(state.get("t"))
-        old_dirs, old_stps = _arrays(state.get("old_dirs")), _arrays(state.get("old_stps"))
-        ro, H_diag = _arrays(state.get("ro")), _arrays(state.get("H_diag"))
+        hist = self._history(state, history_size)
+        H_diag = _arrays(state.get("H_diag"))
         prev_flat_grad, prev_loss = _arrays(state.get("prev_flat_grad")), state.get("prev_loss")
         al = _arrays(state.get("al"))
         n_iter = 0
@@ -225,23 +318,15 @@ class LBFGS(Optimizer):
             n_iter += 1
             state["n_iter"] += 1
             if state["n_iter"] == 1:
-                d, old_dirs, old_stps, ro, H_diag = -flat_grad, [], [], [], 1
+                d, hist, H_diag = -flat_grad, _History(history_size), 1
             else:
                 y = flat_grad - prev_flat_grad
                 s = d * jnp.asarray(t).astype(d.dtype)
                 ys = jnp.dot(y, s)
                 if ys > 1e-10:
-                    if len(old_dirs) == history_size:
-                        old_dirs.pop(0)
-                        old_stps.pop(0)
-                        ro.pop(0)
-                    old_dirs.append(y)
-                    old_stps.append(s)
-                    ro.append(1.0 / ys)
+                    hist.push(y, s, 1.0 / ys)
                     H_diag = ys / jnp.dot(y, y)
-                if al is None:
-                    al = [None] * history_size
-                d = _two_loop(flat_grad, old_dirs, old_stps, ro, H_diag, al)
+                d, al = hist.direction(flat_grad, H_diag)
             prev_flat_grad, prev_loss = flat_grad, loss
             if state["n_iter"] == 1:
                 t = min(1.0, 1.0 / jnp.sum(jnp.abs(flat_grad))) * lr
@@ -277,9 +362,19 @@ class LBFGS(Optimizer):
                     or jnp.max(jnp.abs(d * jnp.asarray(t).astype(d.dtype))) <= tolerance_change
                     or abs(loss - prev_loss) < tolerance_change):
                 break
-        state.update(d=_tensors(d), t=_tensors(t), old_dirs=_tensors(old_dirs),
-                     old_stps=_tensors(old_stps), ro=_tensors(ro), H_diag=_tensors(H_diag),
+        state.update(d=_tensors(d), t=_tensors(t), old_dirs=_tensors(hist.dirs),
+                     old_stps=_tensors(hist.stps), ro=_tensors(hist.ro), H_diag=_tensors(H_diag),
                      prev_flat_grad=_tensors(prev_flat_grad), prev_loss=prev_loss)
         if al is not None:
-            state["al"] = _tensors(al)
+            state["al"] = _tensors(al if isinstance(al, list) else hist.al_list(al))
+        self._hist = (state["old_dirs"], hist)
         return orig_loss
+
+    def _history(self, state, size) -> _History:
+        """The history of the last step, or one rebuilt from ``state`` (e.g. after
+        ``load_state_dict``)."""
+        cached = getattr(self, "_hist", None)
+        if cached is not None and cached[0] is state.get("old_dirs") and cached[1].size == size:
+            return cached[1]
+        return _History(size, *(_arrays(state.get(k)) or () for k in ("old_dirs", "old_stps",
+                                                                       "ro")))

@@ -8,6 +8,8 @@ import random
 import traceback
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 
@@ -111,12 +113,49 @@ def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_colla
         result_queue.put((task, data))
 
 
+def _gathered(dataset, keys, collate_fn):
+    """``default_collate`` of a TensorDataset's samples (through any Subsets, as
+    ``random_split`` makes) as one ``index_select`` per tensor: the rows ``keys``.
+
+    The same batch as indexing every sample and stacking them, without a view and a copy
+    per sample (two dispatches a sample made the loader cost more than a training step).
+    Keys that indexing a sample would reject take the per-sample path, to raise as it does."""
+    from ..dataset import Subset, TensorDataset
+    from .collate import default_collate
+
+    if collate_fn is not default_collate or not keys:
+        return None
+    while type(dataset) is Subset:
+        keys = [dataset.indices[k] for k in keys]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or any(t.requires_grad or t.dim() == 0
+                                                 for t in dataset.tensors):
+        return None
+    if not all(type(k) is int for k in keys):
+        keys = [k.__index__() if hasattr(k, "__index__") and not isinstance(k, bool) else k
+                for k in keys]
+        if not all(type(k) is int for k in keys):
+            return None
+    n = dataset.tensors[0].shape[0]
+    rows = np.asarray(keys, dtype=np.int64)
+    rows = np.where(rows < 0, rows + n, rows)  # a sample's index may count from the end
+    if ((rows < 0) | (rows >= n)).any():
+        return None
+    from .... import from_numpy
+
+    index = from_numpy(rows)
+    return [t.index_select(0, index) for t in dataset.tensors]
+
+
 def _fetcher(dataset, kind, auto_collation, collate_fn, drop_last):
     """A function from the sampler's keys to one (collated) result, for either kind of
     dataset; an iterable dataset's fetch raises StopIteration when it runs out."""
     if kind == "map":
         def fetch(keys):
             if auto_collation:
+                batch = _gathered(dataset, keys, collate_fn)
+                if batch is not None:
+                    return batch
                 if callable(getattr(dataset, "__getitems__", None)):
                     return collate_fn(dataset.__getitems__(keys))
                 return collate_fn([dataset[k] for k in keys])

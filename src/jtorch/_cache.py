@@ -1,0 +1,107 @@
+"""The persistent compilation cache: compiled XLA kernels kept on disk between runs.
+
+jtorch compiles one small XLA program per op signature (and one per VJP), so the first
+step of a program spends seconds in the compiler; JAX's on-disk compilation cache makes
+the next run of the same script start warm. It is on by default, in
+``$XDG_CACHE_HOME/jtorch/xla`` (``~/.cache/jtorch/xla``); ``JTORCH_CACHE_DIR`` moves it
+and ``JTORCH_CACHE=0`` turns it off. A cache directory the user gave JAX itself
+(``JAX_COMPILATION_CACHE_DIR`` or ``jax.config``) is left alone. Every kernel is cached,
+however small or quick to compile: jtorch's kernels are many and tiny, which is exactly
+the case JAX's default thresholds (one second of compile time) leave out.
+
+Several processes share one directory (pytest-xdist workers, DataLoader workers, two
+scripts at once): an entry is written to a private temporary file and renamed into
+place, so a reader sees a whole entry or none. Setting this up touches only
+configuration; no JAX backend starts at import.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import jax
+
+__all__ = ["cache_dir"]
+
+_DIR: str | None = None
+
+
+def cache_dir() -> str | None:
+    """The directory jtorch's persistent compilation cache uses, or None when it is off."""
+    return _DIR
+
+
+def _default_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jtorch", "xla")
+
+
+def _writable(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def _atomic_put(self, key: str, value: bytes) -> None:
+    """JAX's LRUCache.put without eviction, written through a temporary file and a rename."""
+    path = os.path.join(str(self._path), f"{key}-cache")
+    if os.path.exists(path):
+        return
+    fd, tmp = tempfile.mkstemp(dir=str(self._path), prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(value)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _make_writes_atomic() -> None:
+    # JAX writes an entry in place (open, truncate, write), so a process reading the same
+    # key meanwhile gets a truncated entry and warns. Only the unbounded cache (no LRU
+    # eviction, which takes a file lock of its own) is patched.
+    try:
+        from jax._src import lru_cache
+    except ImportError:  # a JAX without this module: keep its own writer
+        return
+    original = lru_cache.LRUCache.put
+
+    def put(self, key, value):
+        if getattr(self, "eviction_enabled", True) or not lru_cache._is_local_filesystem(
+                str(self._path)):
+            return original(self, key, value)
+        return _atomic_put(self, key, value)
+
+    if not getattr(original, "_jtorch_atomic", False):
+        put._jtorch_atomic = True
+        lru_cache.LRUCache.put = put
+
+
+def _setup() -> None:
+    global _DIR
+    if os.environ.get("JTORCH_CACHE", "1").strip().lower() in ("0", "false", "off", "no"):
+        return
+    if jax.config.jax_compilation_cache_dir:  # the user configured JAX's cache directly
+        _DIR = jax.config.jax_compilation_cache_dir
+        return
+    path = os.path.abspath(os.path.expanduser(os.environ.get("JTORCH_CACHE_DIR") or
+                                              _default_dir()))
+    if not _writable(path):  # e.g. a read-only home: run uncached rather than fail
+        return
+    jax.config.update("jax_compilation_cache_dir", path)
+    # Cache every kernel: the defaults skip programs compiled in under a second, which is
+    # every one of jtorch's per-op kernels; -1 also stops JAX raising the size floor.
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    _make_writes_atomic()
+    _DIR = path
+
+
+_setup()

@@ -1,0 +1,86 @@
+"""The persistent compilation cache: on by default, movable, off by switch, shared safely.
+
+Each case runs a small jtorch program in fresh processes (the cache is configured at
+import) and reads back what JAX's compilation cache reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# A forward and backward: the same kernels in every run; prints where the cache lives,
+# how many kernels came from it, and a result to compare across runs.
+PROGRAM = """
+import json
+from jax import monitoring
+events = []
+monitoring.register_event_listener(lambda event, **kw: events.append(event.rsplit("/", 1)[-1]))
+import jtorch
+x = jtorch.arange(6.0).reshape(2, 3).requires_grad_()
+y = (x * 0.5).exp().sum()
+y.backward()
+print(json.dumps({"dir": jtorch._cache.cache_dir(), "hits": events.count("cache_hits"),
+                  "compiles": events.count("compile_requests_use_cache"),
+                  "grad": x.grad.flatten().tolist()}))
+"""
+EXPECTED_GRAD = [0.5 * 2.718281828459045 ** (0.5 * i) for i in range(6)]
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JTORCH_CACHE", "JTORCH_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
+    env.update(extra, PYTHONWARNINGS="default")
+    return env
+
+
+def _start(env):
+    return subprocess.Popen([sys.executable, "-c", PROGRAM], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _result(proc):
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Error reading persistent compilation cache" not in err, err
+    assert "Error writing persistent compilation cache" not in err, err
+    result = json.loads(out.splitlines()[-1])
+    assert result["grad"] == pytest.approx(EXPECTED_GRAD, rel=1e-6)
+    return result
+
+
+def _entries(path):
+    return sorted(n for n in os.listdir(path) if not n.startswith("."))
+
+
+def test_cache_on_by_default_in_xdg_cache_home(tmp_path):
+    """Default location; concurrent cold processes share it; a rerun compiles nothing."""
+    env = _env(XDG_CACHE_HOME=str(tmp_path))
+    cold = [_result(p) for p in [_start(env), _start(env)]]  # two writers at once
+    where = str(tmp_path / "jtorch" / "xla")
+    assert all(r["dir"] == where for r in cold)
+    entries = _entries(where)
+    assert entries, "nothing was written to the cache"
+    assert not [n for n in os.listdir(where) if n.startswith(".tmp-")]  # no torn writes left
+    warm = _result(_start(env))
+    assert warm["hits"] == warm["compiles"] > 0 and _entries(where) == entries
+
+
+def test_cache_dir_env_and_switch_off(tmp_path):
+    moved, off = tmp_path / "moved", tmp_path / "off"
+    runs = [_start(_env(JTORCH_CACHE_DIR=str(moved), XDG_CACHE_HOME=str(off))),
+            _start(_env(JTORCH_CACHE="0", XDG_CACHE_HOME=str(off)))]
+    on, disabled = (_result(p) for p in runs)
+    assert on["dir"] == str(moved) and _entries(moved)
+    assert disabled["dir"] is None and disabled["hits"] == 0 and not off.exists()
+
+
+def test_unwritable_cache_dir_runs_uncached(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = _result(_start(_env(JTORCH_CACHE_DIR=str(blocker / "xla"))))
+    assert result["dir"] is None
