@@ -141,3 +141,6 @@ amp.autocast_mode.install(globals(), nn.functional, Tensor)
 # torch.compile (issue 11).
 from . import _dynamo, compiler  # noqa: E402
 from .compiler import compile  # noqa: E402
+
+# Deployment (issue 16): torch.export, torch.jit, torch.onnx.
+from . import export  # noqa: E402
