@@ -156,19 +156,35 @@ def _walk(path, value, spec, out) -> None:
                          f"of type {type(value).__name__}")
 
 
-def symbols(marked):
+def stages(marked) -> list[int]:
+    """The fallbacks to try for ``Dim.AUTO``/``Dim.DYNAMIC`` hints (see ``symbols``)."""
+    hints = {m for _, _, marks in marked for m in marks.values() if isinstance(m, _DimHint)}
+    if _DimHint.AUTO in hints:
+        return [0, 1, 2, 3]
+    return [0, 1] if hints else [0]
+
+
+def symbols(marked, stage: int = 0):
     """``({id(tensor): {dim: expression text}}, constraints, ranges)`` for jax.export.
 
-    ``ranges`` maps each symbol to ``(min, max)`` as traced (sizes are at least 1 in
-    ``jax.export``) and whether it came from a hint (``AUTO``).
+    Hinted dimensions get a symbol each (``stage`` 0), one per example size (1), AUTO ones
+    only on dim 0 (2), or AUTO ones none (3): a trace that fails at one stage retries at
+    the next, PyTorch's AUTO specialising what the code needs. AUTO leaves sizes 0 and 1
+    static, as PyTorch does. ``ranges`` maps each symbol to ``(min, max, hinted)``
+    (``jax.export`` sizes are at least 1).
     """
-    exprs, roots, hinted = {}, {}, {}
+    exprs, roots, by_size = {}, {}, {}
     for path, t, marks in marked:
         for d, mark in marks.items():
             size = t.shape[d]
             if isinstance(mark, _DimHint):
-                name = hinted.setdefault(size, (f"s{len(hinted)}", mark))[0]
-                roots.setdefault(name, (1, _INT_OO, mark is _DimHint.AUTO))
+                auto = mark is _DimHint.AUTO
+                if auto and (size < 2 or stage == 3 or (stage == 2 and d != 0)):
+                    continue
+                name = f"s{len(roots)}"
+                if stage > 0:
+                    name = by_size.setdefault(size, name)
+                roots.setdefault(name, (1, _INT_OO, True))
             elif isinstance(mark, Dim):
                 root = mark._root()
                 _check_range(path, d, size, mark)
@@ -178,13 +194,13 @@ def symbols(marked):
                 raise ValueError(f"dynamic_shapes[{path}]: {mark!r} is not a Dim")
             exprs.setdefault(id(t), {})[d] = name
     constraints, ranges = [], {}
-    for name, (lo, hi, auto) in roots.items():
+    for name, (lo, hi, hinted) in roots.items():
         lo = max(lo, 1)
         if lo > 1:
             constraints.append(f"{name} >= {lo}")
         if hi != _INT_OO:
             constraints.append(f"{name} <= {hi}")
-        ranges[name] = (lo, hi, auto)
+        ranges[name] = (lo, hi, hinted)
     return exprs, constraints, ranges
 
 

@@ -70,20 +70,20 @@ def trace(module, args, kwargs, dynamic_shapes, call=None):
     state = state_entries(module)
     in_spec, inputs = flatten_inputs(forward, args, kwargs)
     marked = _dims.bind_dynamic_shapes(forward, args, kwargs, dynamic_shapes)
-    exprs, constraints, ranges = _dims.symbols(marked)
-    try:
-        return _export(call, state, in_spec, inputs, exprs, constraints, ranges)
-    except jex.shape_poly.InconclusiveDimensionOperation as e:
-        auto = {n for n, r in ranges.items() if r[2]}
-        if not auto:
-            raise _violation(ranges, e) from e
-    # Dim.AUTO: the code needs a concrete size somewhere; keep those dimensions static.
-    exprs = {i: {d: s for d, s in m.items() if s not in auto} for i, m in exprs.items()}
-    ranges = {n: r for n, r in ranges.items() if n not in auto}
-    try:
-        return _export(call, state, in_spec, inputs, exprs, constraints, ranges)
-    except jex.shape_poly.InconclusiveDimensionOperation as e:
-        raise _violation(ranges, e) from e
+    tried, error = [], None
+    for stage in _dims.stages(marked):
+        exprs, constraints, ranges = _dims.symbols(marked, stage)
+        if (exprs, constraints) in tried:
+            continue
+        tried.append((exprs, constraints))
+        try:
+            return _export(call, state, in_spec, inputs, exprs, constraints, ranges)
+        except jax.errors.InconclusiveDimensionOperation as e:
+            error = _violation(ranges, e)
+            error.__cause__ = e
+        except Exception as e:  # noqa: BLE001 - a hinted size kept symbolic: next stage
+            error = e
+    raise error
 
 
 def _violation(ranges, e):
