@@ -143,4 +143,4 @@ from . import _dynamo, compiler  # noqa: E402
 from .compiler import compile  # noqa: E402
 
 # Deployment (issue 16): torch.export, torch.jit, torch.onnx.
-from . import export, jit  # noqa: E402
+from . import export, jit, onnx  # noqa: E402
