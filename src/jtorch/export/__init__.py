@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from ..nn.modules.module import Module
 from . import graph_signature
-from ._dims import ConstraintViolationError, Dim, dims
+from ._dims import ConstraintViolationError, Dim, UserError, dims
 from ._program import ExportedProgram
 from ._serialize import load, save
 from ._trace import state_entries, trace
 from .graph_signature import ExportGraphSignature
 
 __all__ = ["export", "export_for_training", "save", "load", "Dim", "dims",
-           "ExportedProgram", "ExportGraphSignature", "ConstraintViolationError",
+           "ExportedProgram", "ExportGraphSignature", "ConstraintViolationError", "UserError",
            "graph_signature", "default_decompositions"]
 
 

@@ -17,13 +17,17 @@ import re
 
 from ..eager.tensor import Tensor
 
-__all__ = ["Dim", "dims", "ConstraintViolationError"]
+__all__ = ["Dim", "dims", "ConstraintViolationError", "UserError"]
 
 _INT_OO = math.inf
 
 
 class ConstraintViolationError(RuntimeError):
-    """An example input outside a ``Dim``'s range, or a dynamic dim the code specialises."""
+    """An example input outside a ``Dim``'s range."""
+
+
+class UserError(RuntimeError):
+    """A dimension marked dynamic that the model's code needs as a constant."""
 
 
 class _DimHint(enum.Enum):

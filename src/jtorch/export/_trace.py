@@ -78,20 +78,22 @@ def trace(module, args, kwargs, dynamic_shapes, call=None):
         tried.append((exprs, constraints))
         try:
             return _export(call, state, in_spec, inputs, exprs, constraints, ranges)
-        except jax.errors.InconclusiveDimensionOperation as e:
-            error = _violation(ranges, e)
-            error.__cause__ = e
-        except Exception as e:  # noqa: BLE001 - a hinted size kept symbolic: next stage
+        except Exception as e:  # noqa: BLE001 - a size kept symbolic: next stage, or report
             error = e
+    if tried[-1][0]:
+        # Static sizes decide whether the dynamic ones or the code itself failed.
+        _export(call, state, in_spec, inputs, {}, [], {})
+        raise _violation(ranges, error) from error
     raise error
 
 
 def _violation(ranges, e):
     names = ", ".join(ranges)
-    return _dims.ConstraintViolationError(
+    return _dims.UserError(
         f"Constraints violated ({names})! The model's code needs a concrete size for a "
-        f"dimension marked dynamic: {str(e).splitlines()[0]} Mark it static, use Dim.AUTO, "
-        "or give the Dim a range (for example min=2) that decides the comparison.")
+        f"dimension marked dynamic: {str(e).splitlines()[0]} Mark it static (None or "
+        "Dim.STATIC), use Dim.AUTO, or give the Dim a range that decides the comparison "
+        "(for example min=2).")
 
 
 def _input_specs(inputs, exprs, constraints, ranges):

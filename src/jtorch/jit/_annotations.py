@@ -71,9 +71,12 @@ def annotate(the_type, the_value):
     return the_value
 
 
-def Attribute(value, type=None):  # noqa: N802,A002 - PyTorch's names
-    """Returns ``value`` (the type is for TorchScript's compiler)."""
-    return value
+class Attribute(typing.NamedTuple):
+    """``Attribute(value, type)``: a ``ScriptModule`` attribute with its TorchScript
+    type; assigning one to a ``ScriptModule`` stores ``value``."""
+
+    value: typing.Any
+    type: typing.Any
 
 
 def isinstance(obj, target_type) -> bool:  # noqa: A001 - torch.jit.isinstance

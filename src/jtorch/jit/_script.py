@@ -37,6 +37,13 @@ class ScriptModule(Module):
             object.__setattr__(self, "_last_inputs", (args, kwargs))
         return super().__call__(*args, **kwargs)
 
+    def __setattr__(self, name: str, value) -> None:
+        from ._annotations import Attribute
+
+        if isinstance(value, Attribute):
+            value = value.value
+        super().__setattr__(name, value)
+
     def _export_target(self) -> Module:
         return self
 
@@ -215,6 +222,9 @@ def save(m, f, _extra_files=None) -> None:
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):
     """Read a file written by ``torch.jit.save`` (or ``torch.export.save``)."""
     module = LoadedScriptModule(_load_program(f, extra_files=_extra_files))
+    for name, value in (_extra_files or {}).items():
+        if isinstance(value, str):  # TorchScript's extra files come back as bytes
+            _extra_files[name] = value.encode()
     if map_location is not None and not callable(map_location):
         module.to(map_location if not isinstance(map_location, dict) else "cpu")
     return module
