@@ -213,7 +213,10 @@ def _convert(mod, args, kwargs, input_names, output_names, opset, dynamic_axes,
     given = list(input_names or [])
     if len(given) > len(inputs):
         raise ValueError(f"input_names has {len(given)} names for {len(inputs)} inputs")
-    state = [] if export_params else [(n, t) for n, t, _ in state_entries(mod)]
+    keys = list(mod.state_dict())
+    state = [] if export_params else sorted(
+        ((n, t) for n, t, _ in state_entries(mod)),
+        key=lambda e: keys.index(e[0]) if e[0] in keys else len(keys))
     names = given + [n for n, _ in inputs[len(given):]] + [n for n, _ in state]
     specs = _specs(mod, args, kwargs, inputs + state, names, dynamic_axes, dynamic_shapes)
     tensors = [t for _, t in inputs] + [t for _, t, _ in state_entries(mod)]
@@ -337,7 +340,7 @@ def _plain_jax2onnx():
 
     @contextlib.contextmanager
     def plugins_only():
-        import_all_plugins()
+        _load_plugins(import_all_plugins)
         yield
 
     @contextlib.contextmanager
@@ -353,6 +356,27 @@ def _plain_jax2onnx():
     finally:
         (conversion_api._activate_plugin_worlds, conversion_api._force_jax_x64,
          user_interface._temporary_x64) = saved
+
+
+_plugins_loaded = [False]
+
+
+def _load_plugins(import_all_plugins) -> None:
+    """The converters of JAX primitives only (``jax2onnx.plugins.jax``): jtorch's programs
+    contain nothing else, and importing the Flax/Equinox/example plugins too costs
+    several times as long."""
+    if _plugins_loaded[0]:
+        return
+    from pathlib import Path
+
+    from jax2onnx.plugins import plugin_system
+
+    tree = getattr(plugin_system, "_import_tree", None)
+    if tree is None:
+        import_all_plugins()
+    else:
+        tree(Path(plugin_system.__file__).parent / "jax", "jax2onnx.plugins.jax")
+    _plugins_loaded[0] = True
 
 
 @contextlib.contextmanager
