@@ -118,7 +118,8 @@ def test_dim_range_guards(n):
 
 
 @pytest.mark.parametrize("case", ["below_min", "static_wrong_size", "bad_structure",
-                                  "call_program", "eval_module", "dim_of_specialised"])
+                                  "call_program", "eval_module", "dim_of_specialised",
+                                  "data_dependent"])
 def test_errors_like_torch(case):
     def program(T):
         m, x = _linear_program(T)
@@ -136,6 +137,12 @@ def test_errors_like_torch(case):
             ep.module().eval()
         if case == "dim_of_specialised":
             T.export.export(m, (x,), dynamic_shapes={"input": {1: Dim("f")}})
+        if case == "data_dependent":
+            class Branchy(T.nn.Module):
+                def forward(self, x):
+                    return x if x.sum() > 0 else -x
+
+            T.export.export(Branchy(), (x,))
         return ep.module()(x)
 
     check(program)

@@ -17,7 +17,8 @@ import re
 
 from ..eager.tensor import Tensor
 
-__all__ = ["Dim", "dims", "ConstraintViolationError", "UserError"]
+__all__ = ["Dim", "dims", "ConstraintViolationError", "UserError",
+           "GuardOnDataDependentSymNode"]
 
 _INT_OO = math.inf
 
@@ -28,6 +29,10 @@ class ConstraintViolationError(RuntimeError):
 
 class UserError(RuntimeError):
     """A dimension marked dynamic that the model's code needs as a constant."""
+
+
+class GuardOnDataDependentSymNode(RuntimeError):
+    """The traced code needs a tensor's value in Python (PyTorch's class name)."""
 
 
 class _DimHint(enum.Enum):

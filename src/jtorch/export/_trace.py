@@ -11,13 +11,15 @@ same eager call would.
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import traceback
 
 import jax
 import numpy as np
 from jax import export as jex
 
-from ..compiler._record import sandbox
+from ..compiler._record import GraphBreak, sandbox
 from ..eager.autograd import grad_mode
 from ..eager.random import default_generator
 from ..eager.tensor import wrap
@@ -63,8 +65,33 @@ def _name(path: str) -> str:
     return re.sub(r"\W+", "_", path).strip("_") or "arg"
 
 
+DATA_DEPENDENT = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                  GraphBreak)
+
+
+def data_dependent_message(e, who: str) -> str:
+    """What a PyTorch user needs when the traced code reads a tensor's value."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if not any(f"{os.sep}{p}{os.sep}" in f.filename
+                         for p in ("jtorch", "jax", "jax2onnx", "contextlib"))]
+    where = f" at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames \
+        else ""
+    return (f"{who}: the model uses a tensor's value in Python{where} (data-dependent "
+            "control flow, .item()/.tolist(), or a shape that depends on values); an "
+            "exported program's control flow and shapes depend on input sizes only. "
+            f"({type(e).__name__}: {str(e).splitlines()[0]})")
+
+
 def trace(module, args, kwargs, dynamic_shapes, call=None):
     """``(jax.export.Exported, meta)`` for ``module(*args, **kwargs)``."""
+    try:
+        return _trace(module, args, kwargs, dynamic_shapes, call)
+    except DATA_DEPENDENT as e:
+        raise _dims.GuardOnDataDependentSymNode(data_dependent_message(e, "torch.export")) \
+            from e
+
+
+def _trace(module, args, kwargs, dynamic_shapes, call):
     call = call or module
     forward = getattr(module, "forward", call)
     state = state_entries(module)

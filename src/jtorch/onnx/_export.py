@@ -20,7 +20,12 @@ from ..compiler._record import sandbox
 from ..eager.autograd import grad_mode
 from ..eager.tensor import Tensor, wrap
 from ..export import _dims, _pytree
-from ..export._trace import flatten_inputs, state_entries
+from ..export._trace import (
+    DATA_DEPENDENT,
+    data_dependent_message,
+    flatten_inputs,
+    state_entries,
+)
 from ..nn.modules.module import Module
 from .errors import OnnxExporterError, UnsupportedOperatorError
 
@@ -228,6 +233,8 @@ def _convert(mod, args, kwargs, input_names, output_names, opset, dynamic_axes,
                                      enable_double_precision=double, input_names=names)
     except NotImplementedError as e:
         raise _unsupported(e, fn, specs) from e
+    except DATA_DEPENDENT as e:
+        raise OnnxExporterError(data_dependent_message(e, "torch.onnx.export")) from e
     if not double:
         _demote_doubles(proto.graph)
     outs = _name_outputs(proto, output_names)
