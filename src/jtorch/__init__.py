@@ -138,9 +138,6 @@ from .amp import (  # noqa: E402
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
 
-# torch.compile (issue 11).
-from . import _dynamo, compiler  # noqa: E402
+# torch.compile (issue 11); deployment (issue 16): torch.export, torch.jit, torch.onnx.
+from . import _dynamo, compiler, export, jit, onnx  # noqa: E402
 from .compiler import compile  # noqa: E402
-
-# Deployment (issue 16): torch.export, torch.jit, torch.onnx.
-from . import export, jit, onnx  # noqa: E402
