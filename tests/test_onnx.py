@@ -58,13 +58,16 @@ def test_options_like_torch():
 
         buf = io.BytesIO()
         T.onnx.export(m, (x,), buf, input_names=["image"], output_names=["logits"],
-                      opset_version=18, dynamo=False, **kw)
+                      opset_version=18, dynamo=False,
+                      dynamic_axes={"image": {0: "n"}, "logits": [0]}, **kw)
         return onnx.load_from_string(buf.getvalue())
 
     for kw in ({}, {"keep_initializers_as_inputs": True}):
         a, b = exported(jtorch, jm, jx, **kw), exported(torch, tm, tx, **kw)
         assert [i.name for i in a.graph.input][:1] == [i.name for i in b.graph.input][:1]
         assert [o.name for o in a.graph.output] == [o.name for o in b.graph.output]
+        assert [str(o.type.tensor_type.shape) for o in a.graph.output] == \
+            [str(o.type.tensor_type.shape) for o in b.graph.output]
         assert (len(a.graph.input) > 1) == (len(b.graph.input) > 1), kw
         assert a.opset_import[0].version == 18
     # export_params=False: the weights are graph inputs, named by state_dict keys.
@@ -109,6 +112,10 @@ def test_unsupported_operation_names_it():
     message = str(info.value)
     assert "platform_index" in message and "jtorch's _lu" in message
     assert f"{__file__}:" in message and "Inverse.forward" in message
+    _, _, jm, jx = dm.pair("cnn")
+    with pytest.raises(jtorch.onnx.OnnxExporterError, match="random numbers"):
+        jtorch.onnx.export(jm, (jx,), io.BytesIO(), training=jtorch.onnx.TrainingMode.TRAINING)
+    assert not jm.training
     with pytest.raises(jtorch.onnx.OnnxExporterError, match="TorchScript"):
         jtorch.onnx.register_custom_op_symbolic("aten::foo", lambda g: None, 9)
 

@@ -27,7 +27,8 @@ from ..export._trace import (
     state_entries,
 )
 from ..nn.modules.module import Module
-from .errors import OnnxExporterError, UnsupportedOperatorError
+from . import _diagnose, _proto
+from .errors import OnnxExporterError
 
 __all__ = ["export", "ONNXProgram", "is_in_onnx_export", "OperatorExportTypes", "TrainingMode"]
 
@@ -83,10 +84,10 @@ class ONNXProgram:
 
             proto = onnx.ModelProto.FromString(proto.SerializeToString())
             if keep_initializers_as_inputs:
-                _initializers_as_inputs(proto)
+                _proto.initializers_as_inputs(proto)
             if not include_initializers:
                 del proto.graph.initializer[:]
-        _write(proto, destination, external_data)
+        _proto.write(proto, destination, external_data)
 
     def __call__(self, *args, **kwargs):
         import numpy as np
@@ -137,7 +138,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                                 opset_version or _DEFAULT_OPSET, dynamic_axes,
                                 dynamic_shapes, export_params)
     if keep_initializers_as_inputs:
-        _initializers_as_inputs(proto)
+        _proto.initializers_as_inputs(proto)
     program = ONNXProgram(proto, *names)
     if verbose:
         import onnx
@@ -148,7 +149,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     if report or dump_exported_program:
         _artifacts(program, mod, args, kwargs, artifacts_dir, report, dump_exported_program)
     if f is not None:
-        _write(proto, f, external_data)
+        _proto.write(proto, f, external_data)
     return program if dynamo else None
 
 
@@ -232,67 +233,17 @@ def _convert(mod, args, kwargs, input_names, output_names, opset, dynamic_axes,
             proto = jax2onnx.to_onnx(fn, specs, model_name=type(mod).__name__, opset=opset,
                                      enable_double_precision=double, input_names=names)
     except NotImplementedError as e:
-        raise _unsupported(e, fn, specs) from e
+        raise _diagnose.unsupported(e, fn, specs, _jax2onnx()[4]) from e
     except DATA_DEPENDENT as e:
         raise OnnxExporterError(data_dependent_message(e, "torch.onnx.export")) from e
     if not double:
-        _demote_doubles(proto.graph)
-    outs = _name_outputs(proto, output_names)
-    _name_output_dims(proto, dynamic_axes)
+        _proto.demote_doubles(proto.graph)
+    outs = _proto.name_outputs(proto, output_names)
+    _proto.name_output_dims(proto, dynamic_axes)
     for key in set(dynamic_axes or {}) - set(names) - set(outs):
         warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output name",
                       stacklevel=3)
     return proto, (names, outs)
-
-
-def _demote_doubles(graph) -> None:
-    """float32 graphs only: jtorch passes Python numbers to its kernels as float64 scalars
-    (converted to float32 inside), which jax2onnx's float32 mode types as float but
-    emits as double constants; make those constants float32 as their uses expect."""
-    import numpy as np
-    import onnx
-    from onnx import numpy_helper
-
-    dbl, flt = onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT
-
-    def demote(tensor):
-        if tensor.data_type == dbl:
-            arr = numpy_helper.to_array(tensor).astype(np.float32)
-            tensor.CopyFrom(numpy_helper.from_array(arr, tensor.name))
-
-    for init in graph.initializer:
-        demote(init)
-    for vi in [*graph.value_info, *graph.input, *graph.output]:
-        if vi.type.tensor_type.elem_type == dbl:
-            vi.type.tensor_type.elem_type = flt
-    for node in graph.node:
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.TENSOR:
-                demote(attr.t)
-            elif attr.name == "to" and node.op_type == "Cast" and attr.i == dbl:
-                attr.i = flt
-            elif attr.type == onnx.AttributeProto.GRAPH:
-                _demote_doubles(attr.g)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for g in attr.graphs:
-                    _demote_doubles(g)
-
-
-def _name_outputs(proto, output_names) -> list:
-    """Rename the graph's outputs (``output_names``, else ``output_0``, ...) through
-    Identity nodes, which leaves every inner reference intact."""
-    import onnx
-
-    given = list(output_names or [])
-    outputs = proto.graph.output
-    if len(given) > len(outputs):
-        raise ValueError(f"output_names has {len(given)} names for {len(outputs)} outputs")
-    names = given + [f"output_{i}" for i in range(len(given), len(outputs))]
-    for out, name in zip(outputs, names):
-        if out.name != name:
-            proto.graph.node.append(onnx.helper.make_node("Identity", [out.name], [name]))
-            out.name = name
-    return names
 
 
 def _specs(mod, args, kwargs, tensors, names, dynamic_axes, dynamic_shapes):
@@ -305,7 +256,8 @@ def _specs(mod, args, kwargs, tensors, names, dynamic_axes, dynamic_shapes):
     for name, axes in (dynamic_axes or {}).items():
         t = by_name.get(name)
         if t is not None:
-            dyn[id(t)] = {int(d) % t.dim(): str(s) for d, s in _axes(name, axes).items()}
+            named = _proto.axis_names(name, axes)
+            dyn[id(t)] = {int(d) % t.dim(): str(s) for d, s in named.items()}
     specs = []
     for _, t in tensors:
         marks = dyn.get(id(t), {})
@@ -314,18 +266,17 @@ def _specs(mod, args, kwargs, tensors, names, dynamic_axes, dynamic_shapes):
     return specs
 
 
-def _axes(name, axes) -> dict:
-    """``{0: "batch"}``, or ``[0, 1]`` named as PyTorch names them."""
-    if isinstance(axes, dict):
-        return axes
-    return {d: f"{name}_dynamic_axes_{i + 1}" for i, d in enumerate(axes)}
-
-
 def _function(mod, in_spec, n_in, weights):
     """A pure JAX function of the flat inputs (and of the weights, if not constants)."""
 
+    def draw(gen):
+        raise OnnxExporterError(
+            "torch.onnx.export: the model draws random numbers (dropout in training mode, "
+            "torch.rand...), which jtorch's ONNX export would freeze into constants; "
+            "export in eval mode (training=TrainingMode.EVAL)")
+
     def fn(*arrays):
-        with sandbox() as rec:
+        with sandbox(draw) as rec:
             for t, v in zip(weights, arrays[n_in:]):
                 rec.bind(t._storage, v)
             a, kw = _pytree.unflatten(in_spec, [wrap(v) for v in arrays[:n_in]])
@@ -398,93 +349,6 @@ def _quiet():
             yield
     finally:
         log.setLevel(level)
-
-
-def _unsupported(error, fn, specs):
-    """An UnsupportedOperatorError naming the JAX primitive, the jtorch function that
-    emitted it and the model's source line."""
-    registry = _jax2onnx()[4]
-    try:
-        path = _first_unsupported(jax.make_jaxpr(fn)(*_concrete(specs)).jaxpr, registry)
-    except Exception:  # noqa: BLE001 - the converter's own message still says what failed
-        path = None
-    if not path:
-        hint = (" (bidirectional RNN, LSTM and GRU layers run a reverse scan)"
-                if "Reverse scan" in str(error) else "")
-        return UnsupportedOperatorError(f"torch.onnx.export: jax2onnx: {error}{hint}")
-    return UnsupportedOperatorError(
-        f"torch.onnx.export: jax2onnx has no ONNX conversion for the JAX operation "
-        f"'{path[-1].primitive.name}'{_where(path)}")
-
-
-def _concrete(specs):
-    return [jax.ShapeDtypeStruct(tuple(2 if isinstance(d, str) else d for d in s.shape),
-                                 s.dtype) for s in specs]
-
-
-def _first_unsupported(jaxpr, registry):
-    """The equations from the top down to the first one jax2onnx cannot convert."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name not in registry:
-            return [eqn]
-        for p in eqn.params.values():
-            for sub in p if isinstance(p, tuple | list) else (p,):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns"):
-                    found = _first_unsupported(inner, registry)
-                    if found:
-                        return [eqn, *found]
-    return None
-
-
-def _where(path) -> str:
-    """' (in jtorch's diagonal, called at model.py:12 in forward)' from the equations'
-    Python frames (innermost first within each equation; outer equations first)."""
-    frames = []
-    for eqn in path:
-        tb = eqn.source_info.traceback
-        frames = list(getattr(tb, "frames", []) if tb is not None else []) + frames
-    mine = f"{os.sep}jtorch{os.sep}"
-    ops = [f for f in frames if mine in f.file_name and f"{os.sep}eager{os.sep}" not in
-           f.file_name and f"{os.sep}onnx{os.sep}" not in f.file_name]
-    user = [f for f in frames if mine not in f.file_name and f"{os.sep}jax" not in f.file_name
-            and "<jtorch binding" not in f.file_name]
-    text = f" (in jtorch's {ops[0].function_name})" if ops else ""
-    if user:
-        text += f", called at {user[0].file_name}:{user[0].line_num} in {user[0].function_name}"
-    return text
-
-
-def _name_output_dims(proto, dynamic_axes) -> None:
-    outputs = {o.name: o for o in proto.graph.output}
-    for name, axes in (dynamic_axes or {}).items():
-        if name in outputs:
-            dims = outputs[name].type.tensor_type.shape.dim
-            for d, label in _axes(name, axes).items():
-                dims[int(d)].dim_param = str(label)
-
-
-def _initializers_as_inputs(proto) -> None:
-    import onnx
-
-    present = {i.name for i in proto.graph.input}
-    for init in proto.graph.initializer:
-        if init.name not in present:
-            proto.graph.input.append(onnx.helper.make_tensor_value_info(
-                init.name, init.data_type, list(init.dims)))
-
-
-def _write(proto, f, external_data) -> None:
-    import onnx
-
-    large = proto.ByteSize() > 2**31 - 1
-    if isinstance(f, str | os.PathLike) and large and external_data is not False:
-        onnx.save_model(proto, os.fspath(f), save_as_external_data=True,
-                        location=os.path.basename(os.fspath(f)) + ".data")
-    elif isinstance(f, str | os.PathLike):
-        onnx.save_model(proto, os.fspath(f))
-    else:
-        f.write(proto.SerializeToString())
 
 
 def _verify(program, mod, args, kwargs) -> None:
