@@ -15,24 +15,9 @@ import os
 import tempfile
 
 import numpy as np
+from cnn_digits import DigitsCNN  # the flagship example's model (same TORCH_BACKEND)
 
 torch = importlib.import_module(os.environ.get("TORCH_BACKEND", "jtorch"))
-nn, F = torch.nn, torch.nn.functional
-
-
-class DigitsCNN(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 16, kernel_size=3, padding=1)
-        self.bn1 = nn.BatchNorm2d(16)
-        self.conv2 = nn.Conv2d(16, 32, kernel_size=3, padding=1)
-        self.pool = nn.MaxPool2d(2)
-        self.fc = nn.Linear(32 * 2 * 2, 10)
-
-    def forward(self, x):
-        x = self.pool(F.relu(self.bn1(self.conv1(x))))
-        x = self.pool(F.relu(self.conv2(x)))
-        return self.fc(torch.flatten(x, 1))
 
 
 def check(name, got, expected) -> None:
