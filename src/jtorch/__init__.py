@@ -138,7 +138,8 @@ from .amp import (  # noqa: E402
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
 
-# torch.compile, torch.func and torch.vmap (issue 11).
-from . import _dynamo, compiler, func  # noqa: E402
+# torch.compile, torch.func and torch.vmap (issue 11); deployment (issue 16): torch.export,
+# torch.jit, torch.onnx.
+from . import _dynamo, compiler, export, func, jit, onnx  # noqa: E402
 from .compiler import compile  # noqa: E402
 from .func import vmap  # noqa: E402

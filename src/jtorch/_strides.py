@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from jax.export import is_symbolic_dim
+
 
 def contiguous_strides(shape) -> tuple[int, ...]:
     out, acc = [], 1
@@ -131,7 +133,8 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 def infer_size(shape, numel: int) -> tuple[int, ...]:
     """Resolve one -1 in a requested shape; RuntimeError when numel cannot match."""
-    shape = tuple(int(s) for s in shape)
+    # A jax.export symbolic dimension (torch.export's dynamic shapes) stays symbolic.
+    shape = tuple(s if is_symbolic_dim(s) else int(s) for s in shape)
     known, infer = 1, None
     for i, s in enumerate(shape):
         if s == -1:
@@ -175,7 +178,9 @@ def view_strides(old_shape, old_stride, new_shape):
             old_shape[tensor_d - 1] != 1
             and old_stride[tensor_d - 1] != tensor_numel * chunk_base
         ):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+            # `!=` rather than `<`: equivalent here (a view_numel past tensor_numel only
+            # grows and fails below) and decidable for symbolic sizes (torch.export).
+            while view_d >= 0 and (view_numel != tensor_numel or new_shape[view_d] == 1):
                 new_stride[view_d] = view_numel * chunk_base
                 view_numel *= new_shape[view_d]
                 view_d -= 1

@@ -13,6 +13,7 @@ import operator
 
 import jax.numpy as jnp
 import numpy as np
+from jax.export import is_symbolic_dim
 
 from .. import _dtypes as D
 from ._util import cast, dtype_of, is_scalar
@@ -26,6 +27,9 @@ def _size(size) -> tuple[int, ...]:
     """A shape from ints (or anything with ``__index__`` that is not a bool)."""
     out = []
     for s in size:
+        if is_symbolic_dim(s):  # torch.export's dynamic shapes (jax.export symbolic sizes)
+            out.append(s)
+            continue
         if isinstance(s, bool) or not hasattr(type(s), "__index__"):
             raise TypeError(f"argument 'size' must be tuple of ints, but got {type(s).__name__}")
         out.append(operator.index(s))
