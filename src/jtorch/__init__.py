@@ -137,3 +137,16 @@ from .amp import (  # noqa: E402
 )
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
+
+# Submodules scripts reach as attributes after a bare ``import torch`` (torch.testing,
+# torch.hub, ...): imported on first use, so ``import jtorch`` pays nothing for them.
+_LAZY_SUBMODULES = frozenset({"futures", "fx", "hub", "multiprocessing", "overrides", "package",
+                              "profiler", "random", "storage", "testing", "types", "version"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
