@@ -117,16 +117,17 @@ def _as_tensor(x):
 
 def _compare_attrs(a: Tensor, e: Tensor, check_device, check_dtype, check_layout,
                    check_stride) -> None:
-    checks = [("shape", a.shape, e.shape, True), ("device", a.device, e.device, check_device),
-              ("dtype", a.dtype, e.dtype, check_dtype),
-              ("layout", a.layout, e.layout, check_layout)]
+    """PyTorch's order: shape, layout, stride, device, dtype."""
+    checks = [("shape", a.shape, e.shape, True),
+              ("layout", a.layout, e.layout, check_layout),
+              ("stride()", None if not check_stride else a.stride(),
+               None if not check_stride else e.stride(), check_stride),
+              ("device", a.device, e.device, check_device),
+              ("dtype", a.dtype, e.dtype, check_dtype)]
     for name, x, y, on in checks:
         if on and x != y:
             raise _Mismatch(AssertionError, f"The values for attribute '{name}' do not match: "
                                             f"{x} != {y}.")
-    if check_stride and a.stride() != e.stride():
-        raise _Mismatch(AssertionError, "The values for attribute 'stride()' do not match: "
-                                        f"{a.stride()} != {e.stride()}.")
 
 
 def _compare_tensors(a, e, *, rtol, atol, equal_nan, check_device, check_dtype, check_layout,
@@ -135,8 +136,8 @@ def _compare_tensors(a, e, *, rtol, atol, equal_nan, check_device, check_dtype, 
         raise _Mismatch(TypeError, f"Expected both inputs to be of the same type, but got "
                                    f"{type(a)} and {type(e)}.")
     a, e = (x if isinstance(x, Tensor) else _as_tensor(x) for x in (a, e))
-    _compare_attrs(a, e, check_device, check_dtype, check_layout, check_stride)
     rtol, atol = _tolerances(a, e, rtol=rtol, atol=atol)
+    _compare_attrs(a, e, check_device, check_dtype, check_layout, check_stride)
     if a.dtype != e.dtype:
         d = D.promote_types(a.dtype, e.dtype)
         a, e = a.to(d), e.to(d)
