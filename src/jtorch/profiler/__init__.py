@@ -27,7 +27,7 @@ from ._events import EventList
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
            "tensorboard_trace_handler", "supported_activities", "kineto_available",
-           "ExecutionTraceObserver"]
+           "ExecutionTraceObserver", "DeviceType"]
 
 
 class ProfilerActivity(enum.Enum):
@@ -37,6 +37,30 @@ class ProfilerActivity(enum.Enum):
     CUDA = 3
     HPU = 4
     PrivateUse1 = 5
+
+
+class DeviceType(enum.Enum):
+    CPU = 0
+    CUDA = 1
+    MKLDNN = 2
+    OPENGL = 3
+    OPENCL = 4
+    IDEEP = 5
+    HIP = 6
+    FPGA = 7
+    MAIA = 8
+    XLA = 9
+    Vulkan = 10
+    Metal = 11
+    XPU = 12
+    MPS = 13
+    Meta = 14
+    HPU = 15
+    VE = 16
+    Lazy = 17
+    IPU = 18
+    MTIA = 19
+    PrivateUse1 = 20
 
 
 class ProfilerAction(enum.Enum):
