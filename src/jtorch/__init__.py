@@ -143,3 +143,15 @@ amp.autocast_mode.install(globals(), nn.functional, Tensor)
 from . import _dynamo, compiler, export, func, jit, onnx  # noqa: E402
 from .compiler import compile  # noqa: E402
 from .func import vmap  # noqa: E402
+# Submodules scripts reach as attributes after a bare ``import torch`` (torch.testing,
+# torch.hub, ...): imported on first use, so ``import jtorch`` pays nothing for them.
+_LAZY_SUBMODULES = frozenset({"futures", "fx", "hub", "multiprocessing", "overrides", "package",
+                              "profiler", "random", "storage", "testing", "types", "version"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

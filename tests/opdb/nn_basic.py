@@ -14,6 +14,9 @@ def _F(name):
 W43 = tensor((4, 3), "float64")
 IDX = idx([[0, 2], [3, 2]])
 ZERO_ROW = T(np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]]), "float64")
+# Repeated rows and equal coordinates: zero distances, zero differences and ties for the
+# max, where PyTorch's pdist gradient has its own conventions.
+_PD = tensor((5, 2), "float64", kind="ties")
 
 OPS: list[OpInfo] = [
     OpInfo("linear", lambda: [
@@ -67,6 +70,11 @@ OPS: list[OpInfo] = [
         S(tensor((2, 3)), tensor((2, 1)), 0, 1e-3),
         S(tensor((2, 3), "int64"), tensor((2, 3)), 1),
     ], lambda: [S(tensor((2, 3), "int64"), tensor((2, 3), "int64"))], grad_samples=3),
+    OpInfo("pdist", lambda: [
+        S(_PD, p) for p in (2.0, 1.0, 0.0, float("inf"), 0.5, 3.0)
+    ] + [S(tensor((5, 3), "float32")), S(tensor((1, 3), "float64")), S(tensor((3, 0), "float64"))],
+        lambda: [S(tensor((3,))), S(tensor((2, 3, 4))), S(tensor((3, 2), "int64")),
+                 S(tensor((3, 2)), -1.0), S(tensor((3, 2), "float16"))], grad_samples=6),
     OpInfo("pairwise_distance", lambda: [
         S(tensor((2, 3), "float64"), tensor((2, 3), "float64")),
         S(tensor((2, 3), "float64"), tensor((3,), "float64"), 1.0, 1e-6, True),

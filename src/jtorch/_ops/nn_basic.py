@@ -64,3 +64,4 @@ op("cosine_similarity", B.cosine_similarity, static=("dim",), method=False,
    grad_name="SumBackward1")
 op("pairwise_distance", B.pairwise_distance, static=("p", "keepdim"), method=False,
    grad_name="NormBackward1")
+op("pdist", B.pdist, static=("p",), method=False, modules=("nn.functional",))

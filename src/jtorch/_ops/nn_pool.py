@@ -9,6 +9,7 @@ import numpy as np
 from .._memory_format import keep_channels_last
 from .._registry import op
 from ..functional import pooling as P
+from ..functional import pooling_fractional as PF
 
 _NN = dict(function=False, method=False, modules=("nn.functional",))
 # Outputs are channels_last(_3d) for such an input, except avg_pool3d's (PyTorch's CPU kernel
@@ -24,8 +25,8 @@ for _n in (2, 3):
        grad_name=f"AvgPool{_n}DBackward0", saves="none", **(_CL if _n == 2 else _NN))
     op(f"adaptive_avg_pool{_n}d", getattr(P, f"adaptive_avg_pool{_n}d"), static=("output_size",),
        grad_name=f"AdaptiveAvgPool{_n}DBackward0", saves="none", **_CL)
-op("adaptive_max_pool2d_with_indices", P.adaptive_max_pool2d_with_indices,
-   static=("output_size",), grad_name="AdaptiveMaxPool2DBackward0", **_CL)
+    op(f"adaptive_max_pool{_n}d_with_indices", getattr(P, f"adaptive_max_pool{_n}d_with_indices"),
+       static=("output_size",), grad_name=f"AdaptiveMaxPool{_n}DBackward0", **_CL)
 
 
 def _check_unpool(operands, statics):
@@ -33,10 +34,16 @@ def _check_unpool(operands, statics):
     total = math.prod(statics["output_size"])
     bad = idx[(idx < 0) | (idx >= total)]
     if bad.size:
-        h, w = statics["output_size"]
+        sizes = "x".join(map(str, statics["output_size"]))
         raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes "
-                           f"are of size {h}x{w}")
+                           f"are of size {sizes}")
 
 
-op("_max_unpool2d", P.max_unpool2d, static=("output_size",), grad_name="MaxUnpool2DBackward0",
-   saves="none", extra={"check": _check_unpool}, function=False, method=False)
+for _n in (2, 3):
+    op(f"_max_unpool{_n}d", P.max_unpool, static=("output_size",),
+       grad_name=f"MaxUnpool{_n}DBackward0", saves="none", extra={"check": _check_unpool},
+       function=False, method=False)
+for _n in (2, 3):
+    op(f"fractional_max_pool{_n}d", getattr(PF, f"fractional_max_pool{_n}d"),
+       static=("kernel_size", "output_size"), grad_name=f"FractionalMaxPool{_n}DBackward0",
+       function=False, method=False)

@@ -14,13 +14,13 @@ from ..eager.autograd.grad_mode import (
     set_grad_enabled,
 )
 from ..eager.autograd.node import Node
-from . import function, functional, grad_mode, graph
+from . import function, functional, grad_mode, graph, profiler
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "Node", "backward", "detect_anomaly",
     "enable_grad", "function", "functional", "grad", "grad_mode", "gradcheck", "gradgradcheck",
     "graph", "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
-    "is_grad_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
+    "is_grad_enabled", "no_grad", "once_differentiable", "profiler", "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -3,9 +3,10 @@ PyTorch) and the reduced-precision-reduction flags."""
 
 from __future__ import annotations
 
-from . import _flags
+from . import _flags, _sdp
+from ._sdp import *  # noqa: F403 - the attention-kernel flags live with the other flags
 
-__all__ = ["matmul", "is_built"]
+__all__ = ["matmul", "is_built", *_sdp.__all__]
 
 
 class cuBLASModule:  # noqa: N801 - PyTorch's class name

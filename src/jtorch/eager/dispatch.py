@@ -22,6 +22,9 @@ from .tensor import Tensor, wrap
 _FWD: dict = {}
 _VJP: dict = {}
 _state = grad_mode._state
+# torch.profiler's recorder while a profile is recording, else None: it times the op and
+# calls ``apply`` again with itself unset (see jtorch/profiler/_record.py).
+PROFILER = None
 
 
 def _is_float(np_dtype) -> bool:
@@ -66,6 +69,8 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
     version-checked. ``scalar_edges``: a Python number as the first or second operand is
     listed as a ``(None, 0)`` input, as PyTorch wraps it into a tensor for add/sub/mul/div.
     """
+    if PROFILER is not None:
+        return PROFILER(key, fn, args, name, saves, scalar_edges)
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if PLACEMENT.active:
         vals = _same_device(args, vals)

@@ -17,7 +17,7 @@ from .._device import CPU, resolve
 from .._device import device as Device
 from .._registry import REGISTRY
 from ..functional import shape as S
-from . import dispatch, views
+from . import dispatch, shared, views
 from .bind import bound, call
 from .indexing import getitem, index_put, index_put_, setitem
 from .tensor import Tensor
@@ -376,6 +376,7 @@ def attach() -> None:
         index_put_=index_put_, index_put=index_put,
         __getitem__=getitem, __setitem__=setitem, where=where, __invert__=__invert__,
         __contains__=__contains__, __reversed__=__reversed__,
+        share_memory_=shared.share_memory_, is_shared=shared.is_shared,
     ).items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)

@@ -11,9 +11,10 @@ import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtypes as D
-from ._util import broadcast_shapes, dtype_of, norm_dim, result_type
+from ._util import broadcast_shapes, dtype_of, norm_dim, not_implemented, result_type
 from .products import precision
 
 __all__ = [
@@ -202,6 +203,36 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = diff.astype(d.np)
     ndim = max(x1.ndim, x2.ndim)
     return vector_norm(diff, p, ndim - 1 if ndim else None, keepdim and ndim > 0)
+
+
+def pdist(input, p=2.0):
+    """p-norm distances between all pairs of rows i < j, in row-major order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    d = dtype_of(input)
+    if d._kind != 2:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if d.itemsize < 4:
+        raise not_implemented("pdist", d)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    i, j = np.triu_indices(input.shape[0], 1)
+    diff = input[i] - input[j]
+    if p == float("inf"):
+        # Every element at the maximum gets the whole gradient, as PyTorch's pdist backward
+        # (a plain max would share it among ties).
+        a = _abs(diff)
+        top = jax.lax.stop_gradient(jnp.max(a, axis=-1, keepdims=True, initial=0))
+        live = jnp.where(a == top, a - jax.lax.stop_gradient(a), 0)
+        return top[..., 0] + jnp.sum(live, axis=-1)
+    if p in (0, 1, 2):
+        return vector_norm(diff, p, -1)
+    # A zero difference gets a zero gradient (|x|^p's is infinite there for p < 1).
+    nz = diff != 0
+    powed = jnp.where(nz, jnp.abs(jnp.where(nz, diff, 1)) ** p, 0)
+    total = jnp.sum(powed, axis=-1)
+    zero = total == 0
+    return jnp.where(zero, 0, jnp.where(zero, 1, total) ** (1.0 / p))
 
 
 def dropout(input, key, p, feature=False, alpha=False):

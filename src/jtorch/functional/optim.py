@@ -14,6 +14,8 @@ are updated through a real view (``real_view``), as torch's ``view_as_real``.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 from jax import lax
 
@@ -320,3 +322,66 @@ def asgd(param, grad, state, *, lr, lambd, alpha, t0, weight_decay, maximize=Fal
     new = {"step": step, "eta": new_eta.astype(mu.dtype), "mu": new_mu.astype(mu.dtype),
            "ax": ax}
     return param, new
+
+
+# ------------------------------------------------------------------ Adafactor
+
+
+def adafactor_init(param, *, scalar_dtype):
+    """PyTorch's layout: row/column factors (last dim / second-to-last dim reduced to 1)
+    for a parameter of 2 or more dims, a full ``variance`` for a vector."""
+    if param.ndim > 1:
+        return {"step": _step0(scalar_dtype),
+                "row_var": jnp.zeros(param.shape[:-1] + (1,), param.dtype),
+                "col_var": jnp.zeros(param.shape[:-2] + (1, param.shape[-1]), param.dtype)}
+    return {"step": _step0(scalar_dtype), "variance": _zeros(param)}
+
+
+def _rms(x):
+    """||x||_2 / sqrt(numel) in double precision, as PyTorch's ``.item()`` arithmetic."""
+    return _f64(jnp.sqrt(jnp.sum(x * x))) / math.sqrt(max(x.size, 1))
+
+
+def _mean_square(g, axis):
+    # PyTorch takes norm(dim).square() / size rather than mean(g * g): same rounding here.
+    return jnp.square(jnp.sqrt(jnp.sum(g * g, axis=axis, keepdims=True))) / g.shape[axis]
+
+
+def adafactor(param, grad, state, *, lr, beta2_decay, eps1, eps2, d, weight_decay,
+              eps1_default=False, maximize=False):
+    """Adafactor (Shazeer & Stern) as PyTorch 2.13's: factored second moments, relative step
+    sizes and update clipping; ``eps1_default`` uses the dtype's machine epsilon."""
+    g = _signed(grad, maximize)
+    step = state["step"] + 1
+    t = _f64(step)
+    one_minus_beta2 = t ** _f64(beta2_decay)
+    rho = jnp.minimum(_f64(lr), 1 / jnp.sqrt(t))
+    alpha = jnp.maximum(_f64(eps2), _rms(param)) * rho
+    e1 = jnp.finfo(param.dtype).eps if eps1_default else eps1
+    param = _decoupled(param, lr, weight_decay)
+    if param.ndim > 1:
+        row = _lerp(state["row_var"], _mean_square(g, -1), one_minus_beta2)
+        col = _lerp(state["col_var"], _mean_square(g, -2), one_minus_beta2)
+        var = row @ col / jnp.maximum(jnp.mean(row, axis=-2, keepdims=True), _as(e1, row))
+        new = {"step": step, "row_var": row, "col_var": col}
+    else:
+        var = _lerp(state["variance"], g * g, one_minus_beta2)
+        new = {"step": step, "variance": var}
+    update = lax.rsqrt(jnp.maximum(var, _as(_f64(e1) * _f64(e1), var))) * g
+    denom = jnp.maximum(1.0, _rms(update) / _f64(d))
+    return param + _as(-alpha / denom, param) * update, new
+
+
+def sparse_adam(param, indices, values, exp_avg, exp_avg_sq, step, *, lr, beta1, beta2, eps):
+    """PyTorch's SparseAdam on the rows a coalesced sparse gradient touches: (indices
+    (sparse_dim, nnz), values (nnz, *dense)) -> (param, exp_avg, exp_avg_sq)."""
+    at = tuple(indices)
+    old_m, old_v = exp_avg[at], exp_avg_sq[at]
+    upd_m = (values - old_m) * _as(1 - _f64(beta1), values)
+    upd_v = (values * values - old_v) * _as(1 - _f64(beta2), values)
+    t = _f64(step)
+    step_size = _f64(lr) * jnp.sqrt(1 - _f64(beta2) ** t) / (1 - _f64(beta1) ** t)
+    change = _as(-step_size, values) * ((upd_m + old_m) / (jnp.sqrt(upd_v + old_v)
+                                                          + _as(eps, values)))
+    return (param.at[at].add(change), exp_avg.at[at].add(upd_m),
+            exp_avg_sq.at[at].add(upd_v))

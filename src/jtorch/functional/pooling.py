@@ -271,14 +271,25 @@ def adaptive_avg_pool3d(input, output_size):
     return adaptive_avg_pool(input, output_size, 3)
 
 
-def adaptive_max_pool2d_with_indices(input, output_size):
-    sizes = _spatial(input, 2, "adaptive_max_pool2d")
-    outs = _output_size(output_size, sizes, 2)
+def adaptive_max_pool_with_indices(input, output_size, n):
+    name = f"adaptive_max_pool{n}d"
+    if dtype_of(input)._kind != 2:
+        raise not_implemented(name if n == 2 else f"{name}_cpu", dtype_of(input))
+    sizes = _spatial(input, n, name)
+    outs = _output_size(output_size, sizes, n)
     per_dim = [_adaptive_positions(s, o)[0] for s, o in zip(sizes, outs, strict=True)]
-    return _max_windows(input, 2, "adaptive_max_pool2d", per_dim)
+    return _max_windows(input, n, name, per_dim)
 
 
-def max_unpool2d(input, indices, output_size):
+def adaptive_max_pool2d_with_indices(input, output_size):
+    return adaptive_max_pool_with_indices(input, output_size, 2)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size):
+    return adaptive_max_pool_with_indices(input, output_size, 3)
+
+
+def max_unpool(input, indices, output_size):
     """Scatter ``input`` into zeros of spatial ``output_size`` at the flat ``indices``."""
     if dtype_of(indices) is not D.int64:
         raise RuntimeError("elements in indices should be type int64 but got: "
@@ -287,8 +298,9 @@ def max_unpool2d(input, indices, output_size):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
-    lead, total = input.shape[:-2], math.prod(output_size)
-    flat_in = input.reshape((-1, math.prod(input.shape[-2:])))
+    n = len(output_size)
+    lead, total = input.shape[:-n], math.prod(output_size)
+    flat_in = input.reshape((-1, math.prod(input.shape[-n:])))
     flat_idx = indices.reshape(flat_in.shape)
     rows = jnp.arange(flat_in.shape[0])[:, None]
     out = jnp.zeros((flat_in.shape[0], total), input.dtype).at[rows, flat_idx].set(

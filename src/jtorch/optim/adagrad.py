@@ -47,7 +47,10 @@ class Adagrad(_FunctionalOptimizer):
                               initial_accumulator_value=self.defaults["initial_accumulator_value"])
 
     def share_memory(self) -> None:
-        """A no-op: JAX buffers are not shared across processes."""
+        """Move every accumulator (``state["sum"]``) to shared memory, as PyTorch's."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     def _statics(self, group):
         return {"maximize": bool(group["maximize"])}

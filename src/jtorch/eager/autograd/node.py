@@ -122,6 +122,15 @@ class Node:
         pass
 
 
+class _Cloned:
+    """The version counter of a value saved as a clone: it never changes."""
+
+    version = 0
+
+
+_CLONED = _Cloned()
+
+
 class OpNode(Node):
     """A recorded op: its VJP (a pytree from a cached jitted ``jax.vjp``) and saved versions."""
 
@@ -157,13 +166,14 @@ class OpNode(Node):
         """This node's op was in place: its write moving ``vc`` past ``version`` is no error.
 
         PyTorch saves an in-place op's ``self`` as a clone of the value before the write (our
-        VJP residuals already hold that value), so only later writes may trip the check.
-        Only the first entry moves: ``y.mul_(y)`` also saved ``y`` as ``other``, which
-        PyTorch rejects on backward.
+        VJP residuals already hold that value), so no later write can trip the check on it:
+        the entry now watches a counter nothing bumps (it still counts as saved, so a
+        second backward after release raises). Only the first entry goes: ``y.mul_(y)``
+        also saved ``y`` as ``other``, which PyTorch rejects on backward.
         """
         for i, (saved_vc, v, desc) in enumerate(self._saved):
             if saved_vc is vc and v == version:
-                self._saved[i] = (vc, vc.version, desc)
+                self._saved[i] = (_CLONED, 0, desc)
                 return
 
     def release(self) -> None:

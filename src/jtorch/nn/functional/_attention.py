@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 import jtorch
+from jtorch.backends import _sdp
 from jtorch.eager.bind import bound
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -34,8 +35,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     ``is_causal`` with an ``attn_mask`` applies both where PyTorch's CPU flash kernel would
     run (4-D inputs of one head size, equal batch sizes, no dropout), and raises otherwise,
     as PyTorch's math fallback does."""
-    if is_causal and attn_mask is not None and not _flash_usable(query, key, value, dropout_p,
-                                                                 enable_gqa):
+    flash = _sdp.check_kernel(query.device.type,
+                              _flash_usable(query, key, value, dropout_p, enable_gqa))
+    if is_causal and attn_mask is not None and not flash:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
     kw = dict(is_causal=bool(is_causal), scale=None if scale is None else float(scale),

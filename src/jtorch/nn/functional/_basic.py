@@ -10,8 +10,10 @@ from jtorch.eager.bind import bound
 
 __all__ = [
     "linear", "bilinear", "embedding", "embedding_bag", "one_hot", "normalize",
-    "cosine_similarity", "pairwise_distance",
+    "cosine_similarity", "pairwise_distance", "pdist",
 ]
+
+pdist = bound("pdist")
 
 
 def linear(input, weight, bias=None):

@@ -1,5 +1,6 @@
-"""torch.nn.functional dropout: ``dropout``, ``dropout1d/2d/3d``, ``alpha_dropout`` and
-``feature_alpha_dropout`` over the torch-level kernels of ``_api/nn_random.py``.
+"""torch.nn.functional's random functions: ``dropout``, ``dropout1d/2d/3d``,
+``alpha_dropout`` and ``feature_alpha_dropout`` over the torch-level kernels of
+``_api/nn_random.py``, and ``gumbel_softmax``.
 
 Differences from PyTorch: the random streams differ (same distributions and scaling).
 """
@@ -11,7 +12,7 @@ import warnings
 import jtorch
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-           "feature_alpha_dropout"]
+           "feature_alpha_dropout", "gumbel_softmax"]
 
 
 def _check_p(p) -> None:
@@ -94,3 +95,18 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
         return _feature(input, p, training, inplace, nd + 1)
     fn = jtorch.feature_dropout_ if inplace else jtorch.feature_dropout
     return fn(input, p, training)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1):
+    """Softmax of (logits + Gumbel noise) / tau; ``hard`` returns one-hot samples whose
+    gradient is the soft sample's (straight-through), as PyTorch's composition."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -jtorch.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = jtorch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

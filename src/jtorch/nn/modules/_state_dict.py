@@ -31,9 +31,6 @@ def _copy_in(module, name, key, param, input_param, assign, error_msgs) -> None:
                     else:
                         input_param.requires_grad_(param.requires_grad)
                 setattr(module, name, input_param)
-            elif is_lazy(param):
-                param.materialize(input_param.shape)
-                param.copy_(input_param)
             else:
                 param.copy_(input_param)
     except Exception as ex:  # noqa: BLE001 - reported in PyTorch's words, not raised

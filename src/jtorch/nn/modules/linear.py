@@ -1,4 +1,4 @@
-"""Linear, Bilinear and LazyLinear, initialized exactly as PyTorch's (same distributions)."""
+"""Linear and Bilinear, initialized exactly as PyTorch's (same distributions)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import jtorch
 
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter, UninitializedParameter, is_lazy
+from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Linear", "Bilinear"]
 
 
 class Linear(Module):
@@ -76,45 +76,3 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
-
-
-class LazyLinear(Linear):
-    """A Linear whose ``in_features`` is read from the first input; it then becomes a Linear.
-
-    Differences from PyTorch: the lazy logic is this class's own (there is no general
-    LazyModuleMixin yet): loading a state_dict into a still-uninitialized LazyLinear is
-    not supported.
-    """
-
-    cls_to_become = Linear
-
-    def __init__(self, out_features: int, bias: bool = True, device=None,
-                 dtype=None) -> None:
-        Module.__init__(self)
-        self.in_features, self.out_features = 0, out_features
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
-
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
-
-    def has_uninitialized_params(self) -> bool:
-        return any(is_lazy(p) for p in (self.weight, self.bias) if p is not None)
-
-    def initialize_parameters(self, input) -> None:
-        if self.has_uninitialized_params():
-            with jtorch.no_grad():
-                self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
-                self.reset_parameters()
-
-    def forward(self, input):
-        self.initialize_parameters(input)
-        self.__class__ = self.cls_to_become
-        return F.linear(input, self.weight, self.bias)

@@ -6,8 +6,7 @@ Mirrors ``torch.nn.modules.module``: the same dicts (``_parameters``, ``_buffers
 backward hooks, and in-place conversion (``to``/``float``/...) that keeps each
 Parameter object.
 
-Differences from PyTorch: ``share_memory`` is a no-op (JAX buffers are not shared between
-processes); TorchScript, swap-tensors conversion and the deprecated non-full
+Differences from PyTorch: TorchScript, swap-tensors conversion and the deprecated non-full
 ``register_backward_hook`` corner cases are not modelled.
 """
 
@@ -461,7 +460,8 @@ class Module:
             g.zero_()
 
     def share_memory(self) -> Module:
-        return self
+        """Move every parameter, gradient and buffer to shared memory (``share_memory_``)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ------------------------------------------------------------ conversion
 

@@ -1,4 +1,5 @@
-"""Pooling modules: MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool, MaxUnpool, LPPool."""
+"""Pooling modules: MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool, MaxUnpool, LPPool,
+FractionalMaxPool."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d"]
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 def _ntuple(x, n):
@@ -146,6 +148,10 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     _fn = "adaptive_max_pool2d"
 
 
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    _fn = "adaptive_max_pool3d"
+
+
 class _MaxUnpoolNd(Module):
     _n = 0
 
@@ -169,6 +175,10 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
 
 
 class _LPPoolNd(Module):
@@ -196,3 +206,44 @@ class LPPool1d(_LPPoolNd):
 
 class LPPool2d(_LPPoolNd):
     _fn = "lp_pool2d"
+
+
+class LPPool3d(_LPPoolNd):
+    _fn = "lp_pool3d"
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _n = 0
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices: bool = False, _random_samples=None) -> None:
+        super().__init__()
+        name, n = type(self).__name__, self._n
+        if n == 3 and any(k <= 0 for k in _ntuple(kernel_size, n)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return getattr(F, f"fractional_max_pool{self._n}d")(
+            input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+            _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _n = 3

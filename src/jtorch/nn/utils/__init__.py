@@ -1,10 +1,19 @@
-"""torch.nn.utils: gradient clipping, parameter vectors, rnn packing, parametrizations."""
+"""torch.nn.utils: gradient clipping, parameter vectors, rnn packing, parametrizations,
+BatchNorm fusion, weight memory formats, ``skip_init`` and ``stateless``."""
 
-from . import parametrizations, parametrize, rnn
+from . import fusion, memory_format, parametrizations, parametrize, rnn, stateless
 from .clip_grad import _clip_grads_with_norm_ as clip_grads_with_norm_
 from .clip_grad import _get_total_norm as get_total_norm
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
@@ -12,5 +21,7 @@ __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
     "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize",
     "remove_spectral_norm", "remove_weight_norm", "rnn", "spectral_norm",
-    "vector_to_parameters", "weight_norm",
+    "vector_to_parameters", "weight_norm", "fusion", "memory_format", "stateless",
+    "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
+    "skip_init", "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format",
 ]
