@@ -137,3 +137,6 @@ from .amp import (  # noqa: E402
 )
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
+
+# torch.fft and torch.special (issue 13).
+from . import fft  # noqa: E402
