@@ -139,4 +139,4 @@ from .amp import (  # noqa: E402
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
 
 # torch.fft and torch.special (issue 13).
-from . import fft  # noqa: E402
+from . import fft, special  # noqa: E402
