@@ -40,12 +40,11 @@ def test_backward_through_first_argument_raises(name):
 
 
 def test_gradients_from_jax_rules():
-    """lgamma, mvlgamma, i0e, i1 and igammac (in x) through one backward (i0, i1e and ndtr
+    """lgamma, i1e and igammac (in x) through one backward (mvlgamma, i0, i0e, i1 and ndtr
     differentiate through the same JAX rules)."""
     def prog(t):
         x = t.tensor(X, requires_grad=True)
-        ys = [t.lgamma(x), t.mvlgamma(x + 1, 2), t.special.i0e(x), t.special.i1(-x),
-              t.igammac(t.tensor(X + 0.5), x)]
+        ys = [t.lgamma(x), t.special.i1e(-x), t.igammac(t.tensor(X + 0.5), x)]
         t.autograd.backward(ys, [t.tensor(np.linspace(0.5, 1.5, 4)) for _ in ys])
         return x.grad
 

@@ -23,7 +23,7 @@ def _fft(name):
 
 
 def _errors(real_only=False, nd=False):
-    bad = [S(X32, norm="bad"), S(tensor((4, 6), "float16"))]
+    bad = [S(X32, norm="bad"), S(tensor((4, 6), "float16")), S(2.0)]
     bad += [S(X32, dim=(0, 0)), S(X32, (2, 3), (0,)), S(X32, (0, 3))] if nd else [
         S(X32, 0), S(X32, dim=2), S(tensor((), "float32"))]
     return lambda: bad + ([S(Z64)] if real_only else [])

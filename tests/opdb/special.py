@@ -31,8 +31,8 @@ def _special(name):
 
 
 _POLES = _v([0.0, -0.0, -1.0, -2.5, _INF, -_INF, _NAN, 0.5])
-_HALF_ERR = lambda: [S(tensor((3,), "float16"))]  # noqa: E731
-_CPLX_ERR = lambda: [S(tensor((3,), "complex64"))]  # noqa: E731
+_HALF_ERR = lambda: [S(tensor((3,), "float16")), S(2.0)]  # noqa: E731
+_CPLX_ERR = lambda: [S(tensor((3,), "complex64")), S(2)]  # noqa: E731
 # JAX's own derivative is PyTorch's formula for these; the rest have custom rules.
 _JAX_GRAD = dict(grad=False, notes="gradient: JAX's derivative, PyTorch's formula")
 
@@ -76,7 +76,7 @@ OPS.append(OpInfo("special_zeta", lambda: [
     S(_v([1.0, 0.5, 2.0, 2.0, 2.0, 3.0, 2.5], F64), _v([1.0, 1.0, 0.0, -1.0, -1.5, -2.0, 0.7], F64,
                                                       True)),
     S(3, tensor((3,), "int64", "positive")), S(tensor((3,), "float32", "positive"), 2.0),
-], _HALF_ERR, call=_special("zeta"), tol=TOL, grad_samples=1))
+], lambda: [*_HALF_ERR(), S(2.0, 3.0)], call=_special("zeta"), tol=TOL, grad_samples=1))
 _IGAMMA = lambda: [  # noqa: E731
     S(_v([0.0, 1.0, -1.0, 0.0, 2.0, 0.7, 3.0], F64), _v([1.0, 0.0, 1.0, 0.0, _INF, 0.4, 2.5], F64,
                                                        True)),
@@ -129,5 +129,6 @@ for _name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_pol
               "laguerre_polynomial_l", "legendre_polynomial_p"):
     _extra = [S(_v([0.5, -0.3], F64), 4.7), S(0.5, _N)] if _name == "chebyshev_polynomial_t" else []
     OPS.append(OpInfo(f"special_{_name}", lambda e=_extra: [S(_X, _N), *e],
-                      lambda: [S(tensor((3,), "float16"), 2)], call=_special(_name), tol=TOL,
+                      lambda: [S(tensor((3,), "float16"), 2), S(0.5, 3)], call=_special(_name),
+                      tol=TOL,
                       grad=False))

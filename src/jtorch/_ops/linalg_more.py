@@ -42,8 +42,8 @@ def _pivots_in_range(operands, statics) -> None:
 
 def _nonsingular_factor(operands, statics) -> None:
     L = _host(operands["input"])
-    if L is None or L.ndim < 2 or L.shape[-1] != L.shape[-2]:
-        return
+    if L is None or L.dtype.kind not in "fc" or L.ndim < 2 or L.shape[-1] != L.shape[-2]:
+        return  # the kernel raises PyTorch's dtype and shape errors first
     zero = np.diagonal(L, axis1=-2, axis2=-1) == 0
     if zero.any():
         flat = zero.reshape(-1, zero.shape[-1])

@@ -74,22 +74,25 @@ def _resize(x, n: int, axis: int):
     return x
 
 
-def _float_input(x):
+def _float_input(op, x):
     """The input in the dtype the transform computes in: ints and bool become the default
     float; half precision is refused as on PyTorch's CPU."""
+    if not hasattr(x, "dtype") or getattr(x, "weak_type", False):  # a number or a sequence
+        kind = type(x).__name__ if not hasattr(x, "dtype") else "float"
+        raise TypeError(f"fft_{op}(): argument 'input' (position 1) must be Tensor, not {kind}")
     d = dtype_of(x)
     if d in (D.float16, D.bfloat16):
         raise RuntimeError(f"Unsupported dtype {D.legacy_name(d)}")
     return cast(x, D.get_default_dtype()) if d._kind < 2 else x
 
 
-def _complex_input(x):
-    x = _float_input(x)
+def _complex_input(op, x):
+    x = _float_input(op, x)
     return cast(x, dtype_of(x).to_complex())
 
 
-def _real_input(x, message: str):
-    x = _float_input(x)
+def _real_input(op, x, message: str):
+    x = _float_input(op, x)
     d = dtype_of(x)
     if d._kind == 3:
         raise RuntimeError(message.format(D.legacy_name(d)))
@@ -111,19 +114,19 @@ def _one_dim(op, x, n, dim, norm):
 
 def fft(input, n=None, dim=-1, norm=None):
     """torch.fft.fft: the 1-D discrete Fourier transform over ``dim``."""
-    x, _, axis, norm = _one_dim("fft", _complex_input(input), n, dim, norm)
+    x, _, axis, norm = _one_dim("fft", _complex_input("fft", input), n, dim, norm)
     return jnp.fft.fft(x, axis=axis, norm=norm)
 
 
 def ifft(input, n=None, dim=-1, norm=None):
     """torch.fft.ifft: the 1-D inverse discrete Fourier transform over ``dim``."""
-    x, _, axis, norm = _one_dim("ifft", _complex_input(input), n, dim, norm)
+    x, _, axis, norm = _one_dim("ifft", _complex_input("ifft", input), n, dim, norm)
     return jnp.fft.ifft(x, axis=axis, norm=norm)
 
 
 def rfft(input, n=None, dim=-1, norm=None):
     """torch.fft.rfft: the one-sided transform of a real signal (n // 2 + 1 outputs)."""
-    x = _real_input(input, "rfft expects a real input tensor, but got {}")
+    x = _real_input("rfft", input, "rfft expects a real input tensor, but got {}")
     x, _, axis, norm = _one_dim("rfft", x, n, dim, norm)
     return jnp.fft.rfft(x, axis=axis, norm=norm)
 
@@ -132,7 +135,7 @@ def _c2r(op, input, n, dim, norm, inverse):
     _int(op, "n", 2, n)
     _int(op, "dim", 3, dim)
     norm = _norm(norm)
-    x = _complex_input(input)
+    x = _complex_input(op, input)
     axis = _axis(dim, x.ndim)
     n = _points(2 * (x.shape[axis] - 1) if n is None else n)
     x = _resize(x, n // 2 + 1, axis)
@@ -156,7 +159,7 @@ def hfft(input, n=None, dim=-1, norm=None):
 def ihfft(input, n=None, dim=-1, norm=None):
     """torch.fft.ihfft: the inverse of hfft, the one-sided inverse transform of a real
     signal."""
-    x = _real_input(input, "ihfft expects a real input tensor, but got {}")
+    x = _real_input("ihfft", input, "ihfft expects a real input tensor, but got {}")
     x, _, axis, norm = _one_dim("ihfft", x, n, dim, norm)
     return jnp.conj(jnp.fft.rfft(x, axis=axis, norm=_SWAP[norm]))
 
@@ -200,7 +203,7 @@ def _nd_dims(op, x, s, dim):
 
 
 def _c2c_nd(op, input, s, dim, norm, inverse):
-    x = _complex_input(input)
+    x = _complex_input(op, input)
     norm = _norm(norm)
     s, axes = _nd_dims(op, x, s, dim)
     for n, a in zip(s, axes):
@@ -211,7 +214,7 @@ def _c2c_nd(op, input, s, dim, norm, inverse):
 
 
 def _r2c_nd(op, input, s, dim, norm, inverse, message):
-    x = _real_input(input, message)
+    x = _real_input(op, input, message)
     norm = _norm(norm)
     s, axes = _nd_dims(op, x, s, dim)
     if not axes:
@@ -224,7 +227,7 @@ def _r2c_nd(op, input, s, dim, norm, inverse, message):
 
 
 def _c2r_nd(op, input, s, dim, norm, inverse):
-    x = _complex_input(input)
+    x = _complex_input(op, input)
     norm = _norm(norm)
     s, axes = _nd_dims(op, x, s, dim)
     if not axes:

@@ -44,12 +44,17 @@ def float_dtype(name: str, *xs, half: bool = True, complex_: bool = False) -> D.
     return d
 
 
+_TORCH_LEVEL = ("lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc")
+
+
 def unary(name: str, fn, half: bool = True, wide: bool = False):
     """An INT_TO_FLOAT unary op computing ``fn``; half precision computes in float32 (as
     PyTorch's opmath does) and ``wide`` computes float32 in float64 (series that lose
     digits to cancellation)."""
+    public = name if name in _TORCH_LEVEL else f"special_{name}"
 
     def op(input):
+        require_tensor(public, "input", 1, input)
         d = float_dtype(name, input, half=half)
         x = cast(input, d)
         if d in _HALF or (wide and d is D.float32):
@@ -62,10 +67,28 @@ def unary(name: str, fn, half: bool = True, wide: bool = False):
     return op
 
 
-def _binary(name: str, input, other, half: bool = True, scalars: bool = True):
-    if not scalars:
-        require_tensor(name, "input", 1, input)
-        require_tensor(name, "other", 2, other)
+def not_both_numbers(name: str, input, other) -> None:
+    """PyTorch's overloads take a number for one operand, never for both."""
+    if is_number_operand(input) and is_number_operand(other):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({_kind(input)}, {_kind(other)})")
+
+
+def is_number_operand(x) -> bool:
+    try:
+        require_tensor("", "", 0, x)
+    except TypeError:
+        return True
+    return False
+
+
+def _kind(x) -> str:
+    return type(x).__name__ if not hasattr(x, "dtype") else (
+        "float" if dtype_of(x)._kind >= 2 else "int")
+
+
+def _binary(name: str, input, other, half: bool = True):
+    not_both_numbers(f"special_{name}", input, other)
     d = float_dtype(name, input, other, half=half)
     inner = D.float32 if d in _HALF else d
     return d, cast(input, inner), cast(other, inner)
@@ -260,7 +283,7 @@ def _xlog1py_jvp(primals, tangents):
 def xlog1py(input, other):
     """torch.special.xlog1py: ``input * log1p(other)``, 0 where input == 0 (unless other
     is NaN)."""
-    d, x, y = _binary("special_xlog1py", input, other)
+    d, x, y = _binary("xlog1py", input, other)
     return _xlog1py(x, y).astype(d.np)
 
 

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from ._util import cast
-from .special import float_dtype
+from .special import float_dtype, not_both_numbers
 
 __all__ = [
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
@@ -116,6 +116,7 @@ def _legendre(x, n):
 
 def _polynomial(name, fn):
     def op(input, n):
+        not_both_numbers(f"special_{name}", input, n)
         d = float_dtype(name, input, n, half=False)
         x, degree = jnp.broadcast_arrays(cast(input, d), cast(n, d))
         degree = jnp.trunc(degree).astype(jnp.int64)
