@@ -1,7 +1,11 @@
 """torch.linalg: the registry ops declared with ``modules=("linalg",)``, plus the raising
-forms of the ``*_ex`` ops (inv, cholesky, solve), which check LAPACK's ``info`` on the host
-and raise ``LinAlgError`` as PyTorch does, and ``diagonal`` (a view)."""
+forms of the ``*_ex`` ops (inv, cholesky, solve, lu_factor, ldl_factor), which check LAPACK's
+``info`` on the host and raise as PyTorch does, the ops with tuple results and ``out=``
+(eig, lu, lu_factor_ex, ldl_factor_ex), tensorinv/tensorsolve and ``diagonal`` (a view)."""
 
+import math as _math
+
+from . import return_types as _R
 from ._api.linalg import check_info as _check_info
 from ._api.linalg import linalg_inv as _inv
 from ._api.linalg import write_out as _write_out
@@ -78,3 +82,72 @@ def cond(A, p=None, *, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """A view of the diagonals over (dim1, dim2), by default of the last two dims."""
     return A.diagonal(offset, dim1, dim2)
+
+
+def eig(A, *, out=None):
+    """(eigenvalues, eigenvectors) of a square matrix, complex."""
+    return _write_out("linalg_eig", out, _bound("linalg_eig")(A))
+
+
+def lu(A, *, pivot=True, out=None):
+    """(P, L, U) with ``A = P L U``."""
+    return _write_out("linalg_lu", out, _bound("linalg_lu")(A, pivot=pivot))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): LAPACK's packed LU; with ``check_errors`` a zero on U's diagonal
+    raises."""
+    result = _bound("linalg_lu_factor_ex")(A, pivot=pivot)
+    if check_errors:
+        _check_info("linalg.lu_factor", result.info, "torch.linalg.lu_factor_ex", RuntimeError)
+    return _write_out("linalg_lu_factor_ex", out, result)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots); a zero on U's diagonal raises (lu_solve would divide by it)."""
+    LU, pivots, info = _bound("linalg_lu_factor_ex")(A, pivot=pivot)
+    _check_info("linalg.lu_factor", info, "torch.linalg.lu_factor", RuntimeError)
+    return _write_out("linalg_lu_factor", out, _R.linalg_lu_factor(LU, pivots))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info) of the Bunch-Kaufman LDL factorization (LAPACK's sytrf/hetrf)."""
+    result = _bound("linalg_ldl_factor_ex")(A, hermitian=hermitian)
+    if check_errors:
+        _check_info("linalg.ldl_factor", result.info, "torch.linalg.ldl_factor_ex",
+                    RuntimeError)
+    return _write_out("linalg_ldl_factor_ex", out, result)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """(LD, pivots); a singular input raises."""
+    LD, pivots, info = _bound("linalg_ldl_factor_ex")(A, hermitian=hermitian)
+    _check_info("linalg.ldl_factor", info, "torch.linalg.ldl_factor", RuntimeError)
+    return _write_out("linalg_ldl_factor", out, _R.linalg_ldl_factor(LD, pivots))
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A for tensordot over its first ``ind`` dims: shape
+    ``A.shape[ind:] + A.shape[:ind]``."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = _math.prod(A.shape[:ind]), _math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
+                           f"== prod(self.shape[:ind]), but got {cols} != {rows}")
+    result = _inv(A.reshape(rows, cols), None).reshape(*A.shape[ind:], *A.shape[:ind])
+    return _write_out("linalg_tensorinv", out, result)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with ``tensordot(A, X, X.ndim) = B``; ``dims`` of A are moved to the end first."""
+    if dims is not None:
+        dims = tuple(d % A.dim() for d in dims)
+        A = A.movedim(dims, tuple(range(A.dim() - len(dims), A.dim())))
+    shape = A.shape[B.dim():]
+    n = _math.prod(shape)
+    if n != B.numel():
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim"
+                           f":]) == prod(self.shape[:other.ndim]), but got {n} != {B.numel()}")
+    result = solve(A.reshape(n, n), B.reshape(n)).reshape(*shape)
+    return _write_out("linalg_tensorsolve", out, result)

@@ -27,12 +27,18 @@ _MESSAGES = {
                        "positive-definite (the leading minor of order {} is not "
                        "positive-definite).",
     "linalg.solve": "The solver failed because the input matrix is singular.",
+    "linalg.lu_factor": "U[{0},{0}] is zero and using it on lu_solve would result in a "
+                        "division by zero. If you still want to perform the factorization, "
+                        "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+    # PyTorch fails an internal assert here; jtorch says what happened.
+    "linalg.ldl_factor": "The factorization could not be completed because the input is "
+                         "singular: D[{0},{0}] is zero.",
 }
 
 
-def check_info(op: str, info: Tensor, name: str | None = None) -> None:
-    """Raise torch.linalg.LinAlgError when any ``info`` is non-zero (skipped under tracing);
-    ``name`` is the function the message names (``op``'s by default)."""
+def check_info(op: str, info: Tensor, name: str | None = None, error=LinAlgError) -> None:
+    """Raise torch.linalg.LinAlgError (or ``error``) when any ``info`` is non-zero (skipped
+    under tracing); ``name`` is the function the message names (``op``'s by default)."""
     value = info._value
     if isinstance(value, jax.core.Tracer):
         return
@@ -41,7 +47,7 @@ def check_info(op: str, info: Tensor, name: str | None = None) -> None:
         return
     i = int(np.flatnonzero(host)[0])
     batch = f"(Batch element {i}): " if host.ndim else ""
-    raise LinAlgError(f"{name or op}: {batch}{_MESSAGES[op].format(int(host.flat[i]))}")
+    raise error(f"{name or op}: {batch}{_MESSAGES[op].format(int(host.flat[i]))}")
 
 
 def write_out(op: str, out, result):
