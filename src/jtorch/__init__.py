@@ -137,3 +137,6 @@ from .amp import (  # noqa: E402
 )
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
+
+# Probability distributions, transforms and KL divergences (issue 14).
+from . import distributions  # noqa: E402
