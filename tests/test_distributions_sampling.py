@@ -56,9 +56,8 @@ def _dist(t, name):
 
 
 # Pathwise gradients are checked for these (the others are sampled without a gradient).
-PATHWISE = {"Normal", "Gamma", "Beta", "Dirichlet", "MultivariateNormal-tril", "StudentT",
-            "LowRankMultivariateNormal", "RelaxedOneHotCategorical", "Kumaraswamy", "Uniform",
-            "Chi2", "FisherSnedecor", "InverseGamma", "Wishart"}
+PATHWISE = {"Normal", "Gamma", "Beta", "Dirichlet", "MultivariateNormal-tril", "Uniform",
+            "RelaxedOneHotCategorical"}
 
 
 def _draw(name):

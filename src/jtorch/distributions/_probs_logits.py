@@ -10,17 +10,15 @@ class ProbsLogits:
 
     _is_binary = True
 
-    def _set_probs_or_logits(self, probs, logits) -> bool:
-        """Store the given parameter (broadcast to a tensor); True if it was a number."""
+    def _set_probs_or_logits(self, probs, logits):
+        """Store the given parameter, broadcast to a tensor; return it and whether the
+        argument was a Python number."""
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-            return isinstance(probs, _NUMBER)
-        (self.logits,) = broadcast_all(logits)
-        self._param = self.logits
-        return isinstance(logits, _NUMBER)
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        (param,) = broadcast_all(given)
+        setattr(self, name, param)
+        return param, isinstance(given, _NUMBER)
 
     @lazy_property
     def logits(self):

@@ -20,7 +20,7 @@ class Bernoulli(ProbsLogits, ExponentialFamily):
     _family, _params = "bernoulli", ("probs", "logits")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        is_scalar = self._set_probs_or_logits(probs, logits)
+        self._param, is_scalar = self._set_probs_or_logits(probs, logits)
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

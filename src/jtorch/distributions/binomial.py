@@ -3,6 +3,7 @@ from __future__ import annotations
 import jtorch
 
 from . import constraints
+from ._kernel import call
 from ._probs_logits import ProbsLogits
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -51,12 +52,7 @@ class Binomial(_CountProbsLogits, Distribution):
 
     def entropy(self):
         n = self._homogeneous_count("entropy")
-        return self._apply_n("entropy", n)
-
-    def _apply_n(self, what, n):
-        from ._kernel import call
-
-        return call(self._math(what), *self._param_values(), n=n)
+        return call(self._math("entropy"), *self._param_values(), n=n)
 
     def enumerate_support(self, expand=True):
         n = self._homogeneous_count("enumerate_support")

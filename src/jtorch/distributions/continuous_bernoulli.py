@@ -19,7 +19,7 @@ class ContinuousBernoulli(ProbsLogits, ExponentialFamily):
     _family, _params = "continuous_bernoulli", ("probs", "logits")
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        is_scalar = self._set_probs_or_logits(probs, logits)
+        self._param, is_scalar = self._set_probs_or_logits(probs, logits)
         if probs is not None:
             # PyTorch checks (and clamps) probs here only when validate_args is given.
             if validate_args is not None and not self.arg_constraints["probs"].check(
@@ -48,12 +48,6 @@ class ContinuousBernoulli(ProbsLogits, ExponentialFamily):
 
     def _cont_bern_log_norm(self):
         return self._apply("log_norm")
-
-    def sample(self, sample_shape=()):
-        import jtorch
-
-        with jtorch.no_grad():
-            return self.rsample(sample_shape)
 
     @property
     def _natural_params(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jtorch
 
 from ..functional.distributions import MATH
+from ._kernel import call
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]
@@ -25,8 +26,6 @@ class ExponentialFamily(Distribution):
         fn = MATH.get(f"{self._family}_log_normalizer") if self._family else None
         if fn is None:
             raise NotImplementedError
-        from ._kernel import call
-
         return call(fn, *natural_params, **self._normalizer_statics())
 
     def _normalizer_statics(self) -> dict:

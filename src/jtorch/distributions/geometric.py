@@ -16,9 +16,8 @@ class Geometric(ProbsLogits, Distribution):
     _family, _params = "geometric", ("probs", "logits")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        is_scalar = self._set_probs_or_logits(probs, logits)
-        del self._param  # PyTorch's Geometric keeps no _param
-        batch_shape = Size() if is_scalar else (probs if probs is not None else logits).size()
+        param, is_scalar = self._set_probs_or_logits(probs, logits)
+        batch_shape = Size() if is_scalar else param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs

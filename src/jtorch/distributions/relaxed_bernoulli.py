@@ -19,7 +19,7 @@ class LogitRelaxedBernoulli(ProbsLogits, Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        is_scalar = self._set_probs_or_logits(probs, logits)
+        self._param, is_scalar = self._set_probs_or_logits(probs, logits)
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

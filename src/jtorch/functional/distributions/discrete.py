@@ -189,8 +189,14 @@ def poisson_mode(rate):
     return jnp.floor(rate)
 
 
+def _threefry(key):
+    # jax.random.poisson takes only threefry keys; derive one from the sampler's key.
+    return jax.random.wrap_key_data(jax.random.bits(key, (2,), jnp.uint32), impl="threefry2x32")
+
+
 def poisson_sample(key, shape, rate):
-    return jax.random.poisson(key, jnp.broadcast_to(rate, shape), shape).astype(rate.dtype)
+    rate = jnp.broadcast_to(rate, shape)
+    return jax.random.poisson(_threefry(key), rate, shape).astype(rate.dtype)
 
 
 def poisson_natural_params(rate):
@@ -258,6 +264,6 @@ def negative_binomial_sample(key, shape, total_count, probs, logits):
     n = jnp.broadcast_to(total_count, shape)
     rate = standard_gamma(k1, shape, n) / jnp.broadcast_to(jnp.exp(-logits), shape)
     rate = jnp.maximum(rate, finfo(rate).tiny)
-    return jax.random.poisson(k2, rate, shape).astype(rate.dtype)
+    return jax.random.poisson(_threefry(k2), rate, shape).astype(rate.dtype)
 
 
