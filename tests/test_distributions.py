@@ -250,7 +250,7 @@ CASES = {
         lambda t: _v(t, [[0.0, 0.1, 0.2], [1.5, -0.5, 0.3]]),
     ),
     "MultivariateNormal-precision": (
-        lambda t: {"loc": _p(t, [0.3, -0.2, 1.0]), "prec": _spd(t, COV)},
+        lambda t: {"loc": _p(t, [[0.3, -0.2, 1.0], [1.0, 0.5, 0.0]]), "prec": _spd(t, COV)},
         lambda t, D, p: D.MultivariateNormal(p["loc"], precision_matrix=p["prec"]),
         lambda t: _v(t, [[0.0, 0.1, 0.2], [1.5, -0.5, 0.3]]),
     ),
@@ -320,10 +320,13 @@ def _summary(t, name):
         "shapes": (d.batch_shape, d.event_shape, d.has_rsample, d.has_enumerate_support),
         "repr": repr(d).split("(")[0],
         "log_prob": d.log_prob(value),
+        "support": (type(d.support).__name__, d.support.event_dim, d.support.is_discrete),
+        "arg_constraints": {k: type(c).__name__ for k, c in d.arg_constraints.items()},
     }
     out["log_prob_grads"] = _grads(t, out["log_prob"], params)
     with t.no_grad():  # values only (test_entropy_gradients covers the entropies' gradients)
         out["entropy"] = _try(d.entropy)
+        out["perplexity"] = _try(d.perplexity)
         out.update({p: _try(lambda p=p: getattr(d, p)) for p in _PROPERTIES})
         out["cdf"] = _try(lambda: d.cdf(value))
         q = t.tensor(Q3[: d.batch_shape[-1]] if d.batch_shape else 0.3, dtype=t.float64)

