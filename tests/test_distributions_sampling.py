@@ -57,7 +57,7 @@ def _dist(t, name):
 
 
 # Pathwise gradients are checked for these (the others are sampled without a gradient).
-PATHWISE = {"Normal", "Gamma", "Beta", "Dirichlet", "MultivariateNormal-tril", "Uniform",
+PATHWISE = {"Normal", "Gamma", "Dirichlet", "MultivariateNormal-tril", "Uniform",
             "RelaxedOneHotCategorical", "InverseGamma"}
 
 

@@ -167,34 +167,38 @@ class Distribution:
         return self.sample(Size((n,)))
 
     def log_prob(self, value) -> Tensor:
+        """The log density (or mass) at ``value``, over the batch shape."""
         self._math("log_prob")
         if self._validate_args:
             self._validate_sample(value)
         return self._apply("log_prob", value)
 
     def cdf(self, value) -> Tensor:
+        """The cumulative distribution function at ``value``."""
         self._math("cdf")
         if self._validate_args:
             self._validate_sample(value)
         return self._apply("cdf", value)
 
     def icdf(self, value) -> Tensor:
+        """The inverse cdf (quantile function) at probability ``value``."""
         return self._apply("icdf", value)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         raise NotImplementedError
 
     def _enumerate(self, values, expand: bool) -> Tensor:
-        values = values.view((-1,) + (1,) * len(self._batch_shape) + tuple(values.shape[1:]))
-        if expand:
-            values = values.expand((-1,) + tuple(self._batch_shape) + tuple(values.shape[
-                1 + len(self._batch_shape):]))
-        return values
+        """``values`` (cardinality first, then the event) viewed or expanded over the batch."""
+        event = tuple(values.shape[1:])
+        values = values.view((-1,) + (1,) * len(self._batch_shape) + event)
+        return values.expand((-1,) + tuple(self._batch_shape) + event) if expand else values
 
     def entropy(self) -> Tensor:
+        """The entropy, over the batch shape."""
         return self._apply("entropy")
 
     def perplexity(self) -> Tensor:
+        """``exp(entropy())``."""
         return jtorch.exp(self.entropy())
 
     # ------------------------------------------------------------------ validation, repr
