@@ -17,7 +17,7 @@ import jtorch
 from jtorch import functional as F
 
 SRC = Path(jtorch.__file__).resolve().parent
-FUNCTIONAL = sorted((SRC / "functional").glob("*.py"))
+FUNCTIONAL = sorted((SRC / "functional").rglob("*.py"))
 # What functional/ may not depend on: the stateful layer, the torch namespace built on it
 # (jtorch/__init__.py imports eager), and PyTorch.
 FORBIDDEN = ("jtorch.eager", "jtorch.nn", "jtorch.optim", "jtorch.autograd", "jtorch.utils",
@@ -26,7 +26,8 @@ FORBIDDEN = ("jtorch.eager", "jtorch.nn", "jtorch.optim", "jtorch.autograd", "jt
 
 def _imported_modules(path: Path) -> list[tuple[int, str]]:
     """Every module an import statement in ``path`` may load, with its line (nested ones too)."""
-    package = "jtorch.functional"
+    sub = path.parent.relative_to(SRC / "functional").parts if path.is_relative_to(SRC) else ()
+    package = ".".join(("jtorch", "functional", *sub))
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -52,7 +53,8 @@ def test_functional_files_found():
     assert {p.name for p in FUNCTIONAL} >= {"__init__.py", "creation.py", "random.py"}
 
 
-@pytest.mark.parametrize("path", FUNCTIONAL, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FUNCTIONAL,
+                         ids=lambda p: str(p.relative_to(SRC / "functional")))
 def test_functional_imports_nothing_from_eager(path):
     bad = [(line, m) for line, m in _imported_modules(path) if _is_forbidden(m)]
     assert not bad, f"{path.name} imports {bad}"
@@ -86,6 +88,7 @@ pkg.__path__ = [{str(SRC)!r}]
 sys.modules["jtorch"] = pkg
 import jax.numpy as jnp
 import jtorch.functional as F
+import jtorch.functional.distributions
 loaded = sorted(m for m in sys.modules if m == "torch" or m.startswith(("torch.", "jtorch.")))
 bad = [m for m in loaded if not m.startswith(("jtorch.functional", "jtorch._dtypes",
                                               "jtorch._strides"))]

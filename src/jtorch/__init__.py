@@ -145,6 +145,8 @@ from .compiler import compile  # noqa: E402
 from .func import vmap  # noqa: E402
 # torch.fft and torch.special (issue 13).
 from . import fft, special  # noqa: E402
+# Probability distributions, transforms and KL divergences (issue 14).
+from . import distributions  # noqa: E402
 # Submodules scripts reach as attributes after a bare ``import torch`` (torch.testing,
 # torch.hub, ...): imported on first use, so ``import jtorch`` pays nothing for them.
 _LAZY_SUBMODULES = frozenset({"futures", "fx", "hub", "multiprocessing", "overrides", "package",
