@@ -140,9 +140,12 @@ def _tile_indices(arg, sizes, k, outs):
     o_idx = lax.broadcasted_iota(jnp.int64, (math.prod(outs),), 0)
     flat, a, o = jnp.zeros(arg.shape, jnp.int64), arg.astype(jnp.int64), o_idx
     for i in reversed(range(n)):  # the last spatial dim varies fastest, in O and in K
-        pos = (o % outs[i]) * k[i] + a % k[i]
+        # lax.div on these non-negative indices, not % and //: ONNX conversion (jax2onnx)
+        # cannot lower ``rem`` on arrays with a symbolic batch dimension.
+        a_next, o_next = lax.div(a, jnp.int64(k[i])), lax.div(o, jnp.int64(outs[i]))
+        pos = (o - o_next * outs[i]) * k[i] + (a - a_next * k[i])
         flat = flat + pos * math.prod(sizes[i + 1:])
-        a, o = a // k[i], o // outs[i]
+        a, o = a_next, o_next
     return flat
 
 
