@@ -138,15 +138,22 @@ from .amp import (  # noqa: E402
 
 amp.autocast_mode.install(globals(), nn.functional, Tensor)
 
-# torch.compile, torch.func and torch.vmap (issue 11); deployment (issue 16): torch.export,
-# torch.jit, torch.onnx.
-from . import _dynamo, compiler, export, func, jit, onnx  # noqa: E402
+# torch.compile, torch.func and torch.vmap (issue 11); torch.fft and torch.special (issue 13);
+# distributions (issue 14); deployment (issue 16): torch.export, torch.jit, torch.onnx.
+from . import (  # noqa: E402
+    _dynamo,
+    compiler,
+    distributions,
+    export,
+    fft,
+    func,
+    jit,
+    onnx,
+    special,
+)
 from .compiler import compile  # noqa: E402
 from .func import vmap  # noqa: E402
-# torch.fft and torch.special (issue 13).
-from . import fft, special  # noqa: E402
-# Probability distributions, transforms and KL divergences (issue 14).
-from . import distributions  # noqa: E402
+
 # Submodules scripts reach as attributes after a bare ``import torch`` (torch.testing,
 # torch.hub, ...): imported on first use, so ``import jtorch`` pays nothing for them.
 _LAZY_SUBMODULES = frozenset({"futures", "fx", "hub", "multiprocessing", "overrides", "package",

@@ -176,6 +176,13 @@ OPS += [
     ], broadcast_error(S(tensor((3,)), tensor((3,), "float64")), S(tensor((3,)), 0.5),
                        S(0.5, tensor((3,)))), grad=False,
         notes="torch: the derivative for heaviside is not implemented"),
+    OpInfo("nextafter", lambda: [
+        S(tensor((2, 3), "float32"), tensor((2, 3), "float32")),
+        S(tensor((2, 3), "float64"), tensor((3,), "float32")),
+        S(T(np.array([0.0, 1.0, -1.0, np.inf]), "float32"), T(np.array([1.0, 0.0, -2.0, 0.0]),
+                                                              "float32")),
+        S(tensor((3,), "float32"), tensor((), "float64")),
+    ], broadcast_error(S(tensor((3,), "int64"), tensor((3,), "int64")), S(tensor((3,)), 0.5))),
     OpInfo("lerp", lambda: [
         S(tensor((2, 3), "float32"), tensor((2, 3), "float32"), 0.3),
         S(tensor((2, 3), "float64"), tensor((2, 3), "float64"), tensor((2, 3), "float64")),

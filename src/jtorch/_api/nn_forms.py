@@ -11,17 +11,22 @@ import numpy as np
 
 from ..eager.tensor import Tensor
 
-__all__ = ["binary_cross_entropy_with_logits", "convolution", "cosine_embedding_loss",
+__all__ = ["binary_cross_entropy_with_logits", "conv_tbc", "convolution", "cosine_embedding_loss",
            "ctc_loss", "embedding_bag", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "gru",
            "hinge_embedding_loss", "kl_div", "lstm", "margin_ranking_loss", "native_batch_norm",
            "native_channel_shuffle", "native_dropout", "native_group_norm",
            "native_layer_norm", "poisson_nll_loss", "rnn_relu", "rnn_tanh",
            "triplet_margin_loss"]
 
+
 def _F():
     from ..nn import functional
 
     return functional
+
+
+def conv_tbc(input, weight, bias, pad=0) -> Tensor:
+    return _F().conv_tbc(input, weight, bias, pad)
 
 
 def _reduction(r) -> str:

@@ -80,6 +80,7 @@ op("copysign", E.copysign, saves="all", grad_name=numbered(
 op("xlogy", E.xlogy, grad_name=numbered("Xlogy", lambda s, o: 1 if is_number(o["input"])
                                          else 2 if is_number(o["other"]) else 0), **BIN)
 op("heaviside", E.heaviside, saves="none", **BIN)
+op("nextafter", E.nextafter, saves="none", **BIN)
 op("lerp", E.lerp, grad_name=numbered("Lerp", lambda s, o: int(not is_number(o["weight"]))),
    **BIN)
 # ``value`` takes no part in type promotion: int_x.addcmul_(a, b, value=0.5) is allowed.

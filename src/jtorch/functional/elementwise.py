@@ -29,7 +29,8 @@ from .unary import float_result as _float_result
 
 __all__ = [
     "add", "sub", "rsub", "mul", "div", "floor_divide", "remainder", "fmod", "pow",
-    "float_power", "neg", "abs", "atan2", "hypot", "copysign", "xlogy", "heaviside", "lerp",
+    "float_power", "neg", "abs", "atan2", "hypot", "copysign", "xlogy", "heaviside", "nextafter",
+    "lerp",
     "addcmul", "addcdiv", "where", "to_dtype", "copy", "fill", "zero", "clone",
     *_unary.__all__, *_comparison.__all__,
 ]
@@ -301,6 +302,25 @@ def heaviside(input, values):
         )
     broadcast_shapes(jnp.shape(input), jnp.shape(values))
     return jnp.where(input == 0, values, (input > 0).astype(input.dtype))
+
+
+def nextafter(input, other):
+    """torch.nextafter: the next representable float after ``input`` towards ``other``;
+    the gradient passes to ``input`` unchanged and is zero for ``other``, as PyTorch's."""
+    _tensors("nextafter", input, other)
+    broadcast_shapes(jnp.shape(input), jnp.shape(other))
+    dtype = result_type(input, other)
+    if dtype._kind < 2 or dtype._kind > 2:
+        raise not_implemented("nextafter_cpu", dtype)
+    return _nextafter(cast(input, dtype), cast(other, dtype))
+
+
+@jax.custom_jvp
+def _nextafter(a, b):
+    return jnp.nextafter(a, b)
+
+
+_nextafter.defjvp(lambda primals, tangents: (_nextafter(*primals), tangents[0]))
 
 
 def lerp(input, end, weight):

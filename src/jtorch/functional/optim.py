@@ -385,3 +385,40 @@ def sparse_adam(param, indices, values, exp_avg, exp_avg_sq, step, *, lr, beta1,
                                                           + _as(eps, values)))
     return (param.at[at].add(change), exp_avg.at[at].add(upd_m),
             exp_avg_sq.at[at].add(upd_v))
+
+
+# ------------------------------------------------------------------ Muon
+
+
+def _bf16_mm(x, y):
+    # PyTorch's CPU bfloat16 matmul accumulates in float32 and rounds the result once.
+    return jnp.matmul(x, y, preferred_element_type=jnp.float32)
+
+
+def muon(param, grad, state, *, lr, weight_decay, momentum, a, b, c, eps, nesterov=True,
+         ns_steps=5, adjust_lr_fn=None):
+    """Muon as PyTorch 2.13's: momentum (Nesterov by default), the update orthogonalised by
+    ``ns_steps`` quintic Newton-Schulz iterations in bfloat16, decoupled weight decay and a
+    learning rate scaled for the matrix's shape by ``adjust_lr_fn``."""
+    buf = _lerp(state["momentum_buffer"], grad, 1 - _f64(momentum))
+    update = _lerp(grad, buf, momentum) if nesterov else buf
+    o = update.astype(jnp.bfloat16)
+    tall = o.shape[0] > o.shape[1]
+    if tall:
+        o = o.T
+    norm = jnp.sqrt(jnp.sum(jnp.square(o.astype(jnp.float32)))).astype(jnp.bfloat16)
+    o = o / jnp.maximum(norm, _as(eps, o))
+    bf = jnp.bfloat16
+    for _ in range(ns_steps):
+        gram = _bf16_mm(o, o.T).astype(bf)
+        gram_update = (_as(b, gram).astype(jnp.float32) * gram
+                       + _as(c, gram).astype(jnp.float32) * _bf16_mm(gram, gram)).astype(bf)
+        o = (_as(a, o).astype(jnp.float32) * o + _bf16_mm(gram_update, o)).astype(bf)
+    if tall:
+        o = o.T
+    param = _decoupled(param, lr, weight_decay)
+    rows, cols = param.shape[:2]
+    ratio = (0.2 * math.sqrt(max(rows, cols)) if adjust_lr_fn == "match_rms_adamw"
+             else math.sqrt(max(1, rows / cols)))
+    step = _f64(lr) * ratio
+    return param - _as(step, param) * o.astype(param.dtype), {"momentum_buffer": buf}
