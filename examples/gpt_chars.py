@@ -1,6 +1,6 @@
-"""A small character-level GPT that learns to add two-digit numbers from text.
+"""A small character-level GPT that learns to add single-digit numbers from text.
 
-The training text is generated: lines such as ``37+48=85``. A decoder-only transformer
+The training text is generated: lines such as ``7+8=15``. A decoder-only transformer
 (token and position embeddings, causal self-attention through
 ``F.scaled_dot_product_attention``, pre-norm blocks, weight tying) is trained with AdamW
 (weight decay only on matrices), a cosine learning-rate schedule with warm-up, gradient
@@ -13,8 +13,9 @@ backend:
     TORCH_BACKEND=torch python examples/gpt_chars.py [--compile]   # PyTorch
 
 It prints ms/iter, the validation loss and the sampled sums' accuracy, and exits non-zero
-if the final validation loss is not below 1.35 (the random operands alone
-cost about 1.05 nats per character; the sums are what it learns).
+if the final validation loss is not below 0.95 or fewer than 15 of 20 sampled sums are right
+(the random operands alone cost about 0.71 nats per character and unlearned sums about 0.45
+more: the sums are what it learns).
 """
 
 import argparse
@@ -38,7 +39,7 @@ def make_text(n_lines: int, seed: int) -> str:
     rng = random.Random(seed)
     lines = []
     for _ in range(n_lines):
-        a, b = rng.randrange(100), rng.randrange(100)
+        a, b = rng.randrange(10), rng.randrange(10)
         lines.append(f"{a}+{b}={a + b}")
     return "\n".join(lines) + "\n"
 
@@ -199,15 +200,16 @@ def main() -> None:
         restored = GPT(len(VOCAB))
         restored.load_state_dict(torch.load(path)["model"])
     rng = random.Random(3)
-    prompts = [(rng.randrange(100), rng.randrange(100)) for _ in range(20)]
+    prompts = [(rng.randrange(10), rng.randrange(10)) for _ in range(20)]
     right = sum(complete(restored, f"\n{a}+{b}=") == str(a + b) for a, b in prompts)
     a, b = prompts[0]
     print(f"sample: {a}+{b}={complete(restored, f'{chr(10)}{a}+{b}=')}   "
           f"sums right: {right}/{len(prompts)}")
     final = evaluate(restored, val_data, gen)
     print(f"restored checkpoint: val loss {final:.3f}")
-    if final >= 1.35:
-        raise SystemExit(f"FAIL: validation loss {final:.3f} >= 1.35")
+    if final >= 0.95 or right < 15:
+        raise SystemExit(f"FAIL: validation loss {final:.3f} (needs < 0.95), {right}/20 sums "
+                         f"right (needs 15)")
     print("OK")
 
 
