@@ -317,7 +317,9 @@ def _scalar_arg(x):
         if x.dim() != 0:
             raise TypeError(f"argument must be Number, not Tensor of {x.dim()} dims")
         return x.item()
-    return x.item() if isinstance(x, np.generic) else x
+    if isinstance(x, np.ndarray):
+        raise TypeError("argument must be Number, not numpy.ndarray")
+    return D.numpy_scalar(x) if isinstance(x, np.generic) else x
 
 
 def _emit(name: str, value, out, requires_grad: bool, device) -> Tensor:
