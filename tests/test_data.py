@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import check
-from data_workers import PidDataset, ShardedStream, init_worker
+from data_workers import PidDataset, SeedDataset, ShardedStream, init_worker
 
 import jtorch
 
@@ -303,6 +303,24 @@ def test_workers_are_real_processes_and_match_single_process():
     got = sorted(int(v) for b in stream for v in b)
     assert got == list(range(10))
     assert len(stream.__iter__().__class__.__mro__) > 0
+
+
+def test_worker_seeds_follow_pytorchs_rules():
+    """Worker i gets base_seed + i for ``random`` and torch, and PyTorch's hashed state for
+    NumPy; base_seed is one int64 ``random_`` draw from the loader's generator."""
+    import random
+
+    from torch.utils.data._utils.worker import _generate_state
+
+    g = jtorch.Generator().manual_seed(11)
+    base = jtorch.empty((), dtype=jtorch.int64).random_(generator=g).item()
+    loader = jtorch.utils.data.DataLoader(SeedDataset(), batch_size=None, num_workers=2,
+                                          generator=jtorch.Generator().manual_seed(11))
+    for seed, wid, r_py, r_np, r_jt in loader:
+        assert seed == base + wid
+        assert r_py == random.Random(seed).random()
+        assert r_np == np.random.RandomState(_generate_state(base, wid)).random()
+        assert r_jt == jtorch.rand((), generator=jtorch.Generator().manual_seed(seed)).item()
 
 
 def test_worker_errors_reach_the_main_process():

@@ -6,7 +6,7 @@ costs no extra dispatch and no retrace; ``get_state``/``set_state`` round-trip b
 
 from __future__ import annotations
 
-import time
+import os
 
 import jax
 import numpy as np
@@ -33,7 +33,8 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        s = time.time_ns() % 2**63
+        """Reseed from the OS's entropy (a non-deterministic 64-bit seed, as PyTorch)."""
+        s = int.from_bytes(os.urandom(8), "little")
         self.manual_seed(s)
         return s
 
@@ -79,7 +80,10 @@ def _as_device(d):
     return device(d)
 
 
+# PyTorch seeds its default generator non-deterministically in every process (a fresh
+# ``Generator()`` keeps the fixed default seed); ``manual_seed`` makes a run reproducible.
 default_generator = Generator()
+default_generator.seed()
 
 
 def manual_seed(seed) -> Generator:
