@@ -151,8 +151,7 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", ERRORS)
 def test_sparse_errors(case):
-    e, a = check(ERRORS[case])
-    assert isinstance(e, Exception)
+    e, a = check(ERRORS[case], raises=Exception)
     if case.startswith("uncoalesced") or case.endswith("_dense") or case == "mm_shape":
         assert str(a) == str(e)
 
