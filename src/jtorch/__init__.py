@@ -127,13 +127,16 @@ sparse.bind(globals())
 
 # Devices, torch.cuda, autocast and scale-out (issue 6).
 from . import accelerator, amp, cuda, distributed  # noqa: E402
-from .amp import (  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
     autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
     get_autocast_dtype,
     is_autocast_available,
+    is_autocast_cache_enabled,
     is_autocast_enabled,
+    set_autocast_cache_enabled,
     set_autocast_dtype,
     set_autocast_enabled,
 )
-
-amp.autocast_mode.install(globals(), nn.functional, Tensor)

@@ -344,6 +344,8 @@ def bind_all(namespace: dict) -> None:
         if fn is None:
             continue
         _BOUND[spec.name] = fn
+        # In-place forms get their own copy: ``route`` (autocast) must not reach them.
+        inplace_fn = _private_copy(fn) if spec.kind == "op" else fn
         names = (spec.name, *spec.aliases)
         for name in names:
             if spec.function and not name.startswith("_"):
@@ -352,11 +354,13 @@ def bind_all(namespace: dict) -> None:
                 method = _varargs_method(fn, spec.varargs) if spec.varargs else fn
                 setattr(Tensor, name, method)
             if spec.inplace:
-                setattr(Tensor, name + "_", _inplace(spec, fn, name + "_"))
+                setattr(Tensor, name + "_", _inplace(spec, inplace_fn, name + "_"))
         dunder = _gen_op(spec, dunder=True) if spec.dunders and len(_params(spec)) > 1 else fn
+        if spec.kind == "op":
+            _ROUTES[spec.name] = (fn.__globals__, dunder.__globals__)
         for d in spec.dunders:
             if d in _INPLACE_DUNDERS:
-                setattr(Tensor, f"__{d}__", _inplace(spec, fn, f"__{d}__"))
+                setattr(Tensor, f"__{d}__", _inplace(spec, inplace_fn, f"__{d}__"))
             elif d in _REFLECTED_DUNDERS and d not in _COMMUTATIVE_DUNDERS:
                 setattr(Tensor, f"__{d}__", _reflected(fn, f"__{d}__"))
             else:  # forward, or commutative and so keeping self first as PyTorch's graph does
@@ -373,3 +377,25 @@ _COMMUTATIVE_DUNDERS = {"radd", "rmul", "rand", "ror", "rxor"}
 
 def bound(name: str):
     return _BOUND[name]
+
+
+_ROUTES: dict = {}  # op name -> the globals of its generated bindings (function, dunder)
+
+
+def route(names, via=None) -> None:
+    """Make the listed ops' bindings (not their in-place forms) call ``via`` instead of
+    ``call`` (same arguments), or ``call`` again with ``via=None``. Autocast uses it, so
+    that while it is off the bindings cost nothing extra."""
+    for name in names:
+        for g in _ROUTES.get(name, ()):
+            g["_call"] = call if via is None else via
+
+
+def _private_copy(fn):
+    """``fn`` with its own globals, untouched by ``route``."""
+    import types
+
+    copy = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__, copy.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    return copy
