@@ -18,6 +18,7 @@ import operator
 import jax
 
 from .. import _dtypes as D
+from .. import _memory_format as MF
 from .. import _registry
 from ..functional import random as FR
 from ..functional.creation import _size
@@ -60,6 +61,7 @@ def _sized(spec, emit, size_args):
 
     def sample(*args, generator=None, out=None, dtype=None, layout=None, device=None,
                requires_grad=False, pin_memory=False, **kwargs):
+        MF.sparse_requested(spec.name, layout, out)  # PyTorch samples strided tensors only
         dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
         if spec.name == "randint":
             low, high, size = _randint_args(args, kwargs)
@@ -89,6 +91,7 @@ def _normal(spec, emit, size_args):
 
     def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
                layout=None, device=None, requires_grad=False, pin_memory=False):
+        MF.sparse_requested("normal", layout, out)
         if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
             if size is None:
                 raise TypeError(f"normal() received an invalid combination of arguments - got "
