@@ -17,6 +17,13 @@ from conftest import check
 
 import jtorch
 
+# The samples both libraries reject, by test id, and the exception class.
+_DEVICE_ERRORS = {
+    '<lambda>10': RuntimeError, '<lambda>4': RuntimeError, '<lambda>5': RuntimeError,
+    '<lambda>6': RuntimeError, '<lambda>7': RuntimeError, '<lambda>8': TypeError,
+    '<lambda>9': TypeError,
+}
+
 
 @pytest.mark.parametrize("program", [
     lambda t: t.device("cuda:1"),
@@ -34,8 +41,18 @@ import jtorch
                hash(t.device("cuda:1")) == hash(t.device("cuda", 1))),
     lambda t: (repr(t.device("cuda", 1)), str(t.device("cuda:1")), repr(t.device("cpu"))),
 ])
-def test_device_object(program):
-    check(program)
+def test_device_object(program, request):
+    check(program, raises=_DEVICE_ERRORS.get(request.node.callspec.id))
+
+
+# The samples both libraries reject, by test id, and the exception class.
+_PLACEMENT_ERRORS = {
+    '<lambda>0': AssertionError, '<lambda>1': AssertionError, '<lambda>10': AssertionError,
+    '<lambda>11': AssertionError, '<lambda>12': AssertionError, '<lambda>13': AssertionError,
+    '<lambda>14': AssertionError, '<lambda>2': AssertionError, '<lambda>3': RuntimeError,
+    '<lambda>4': AssertionError, '<lambda>5': RuntimeError, '<lambda>6': RuntimeError,
+    '<lambda>7': AssertionError, '<lambda>8': AssertionError, '<lambda>9': AssertionError,
+}
 
 
 @pytest.mark.parametrize("program", [
@@ -55,8 +72,8 @@ def test_device_object(program):
     lambda t: t.nn.Linear(2, 2).cuda(),
     lambda t: t.nn.Linear(2, 2).to("cuda"),
 ])
-def test_cuda_placement_without_gpu(program):
-    check(program)
+def test_cuda_placement_without_gpu(program, request):
+    check(program, raises=_PLACEMENT_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize("program", [
