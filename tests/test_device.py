@@ -269,6 +269,27 @@ EMULATED = textwrap.dedent("""
     del held
     torch.cuda.empty_cache()
     assert torch.cuda.memory_allocated() < before + 4 * 2**20
+
+    # one generator per GPU: torch.manual_seed seeds all, cuda.manual_seed only the current
+    torch.manual_seed(0)
+    a, b = torch.randn(3, device="cuda"), torch.randn(3)
+    torch.cuda.manual_seed(5)
+    c, d = torch.randn(3, device="cuda"), torch.randn(3)
+    assert not torch.equal(b, d) and torch.cuda.initial_seed() == 5 and torch.initial_seed() == 0
+    torch.manual_seed(0)
+    assert torch.equal(a.cpu(), torch.randn(3, device="cuda").cpu())
+    assert torch.equal(b, torch.randn(3))
+    torch.cuda.manual_seed(5)
+    assert torch.equal(c.cpu(), torch.randn(3, device="cuda").cpu())
+    state = torch.cuda.get_rng_state()
+    e = torch.randn(2, device="cuda")
+    torch.cuda.set_rng_state(state)
+    assert torch.equal(e.cpu(), torch.randn(2, device="cuda").cpu())
+    torch.cuda.manual_seed_all(1)
+    x, y = torch.ones(3, device="cuda:0").normal_(), torch.ones(3, device="cuda:1").normal_()
+    assert torch.equal(x.cpu(), y.cpu())
+    torch.cuda.seed_all()
+    assert torch.cuda.initial_seed() != 1
     print("OK")
 """)
 

@@ -86,12 +86,43 @@ default_generator = Generator()
 default_generator.seed()
 
 
+# One default generator per accelerator device (PyTorch's ``torch.cuda.default_generators``),
+# made on first use with PyTorch's fixed default seed; draws on that device use it.
+device_generators: dict = {}  # (type, index) -> Generator
+
+
+def generator_for(dev) -> Generator:
+    """The default generator of ``dev`` (a resolved device, None for the CPU)."""
+    if dev is None or dev.type == "cpu":
+        return default_generator
+    key = (dev.type, dev.index or 0)
+    gen = device_generators.get(key)
+    if gen is None:
+        gen = device_generators[key] = Generator(device(dev.type, key[1]))
+        if _seed_all[0] is not None:
+            gen.manual_seed(_seed_all[0])
+    return gen
+
+
 def manual_seed(seed) -> Generator:
+    """Seed the CPU generator and every accelerator's, as PyTorch."""
+    for gen in device_generators.values():
+        gen.manual_seed(seed)
+    _seed_all[0] = seed
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    return default_generator.seed()
+    s = default_generator.seed()
+    for gen in device_generators.values():
+        gen.manual_seed(s)
+    _seed_all[0] = s
+    return s
+
+
+# The seed the last torch.manual_seed/seed gave every device: a device generator made
+# later starts from it, as PyTorch seeds all CUDA generators (made lazily) at once.
+_seed_all: list = [None]
 
 
 def initial_seed() -> int:

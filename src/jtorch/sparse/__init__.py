@@ -17,11 +17,13 @@ from ..eager import creation
 from ..eager.tensor import Tensor
 from . import _coo, _ops
 from ._coo import SparseTensor, sparse_coo_tensor
+from ._invariants import check_sparse_tensor_invariants
 from ._ops import mm as _mm
 from ._ops import sparse_mask, to_sparse
 from ._ops import sparse_sum as _sparse_sum
 
-__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "SparseTensor", "addmm", "mm", "sum"]
+__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "SparseTensor", "addmm", "mm", "sum",
+           "check_sparse_tensor_invariants"]
 
 
 def mm(mat1, mat2) -> Tensor:
