@@ -207,24 +207,33 @@ EMULATED = textwrap.dedent("""
     m.cpu()
     assert m.weight is weight and m.weight.device.type == "cpu" and m.bias.grad.device.type == "cpu"
 
-    # DataParallel over the three emulated GPUs gives single-device results
+    # DataParallel over the three emulated GPUs: each device's chunk is a separate call
+    # (BatchNorm statistics per chunk), running statistics from the first chunk, as PyTorch
     import copy
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
                               torch.nn.Linear(4, 1)).cuda()
-    ref = copy.deepcopy(net)
+    ref, first = copy.deepcopy(net), copy.deepcopy(net)
     assert all(p.device.type == "cuda" for p in ref.parameters())
     x6 = torch.randn(6, 3, device="cuda")
+    w6 = torch.arange(6.0, device="cuda").reshape(6, 1)
     two = torch.tensor(2.0).cuda().cpu()  # a committed 0-dim CPU tensor: still a scalar
     out = torch.nn.DataParallel(net, device_ids=[0, 1, 2])(x6)
     assert out.device == torch.device("cuda:0") and out._value.devices() == {accel[0]}
-    (out * two).sum().backward()
-    (ref(x6) * two).sum().backward()
+    (out * w6 * two).sum().backward()
+    expected = torch.cat([ref(c) for c in x6.chunk(3)])
+    (expected * w6 * two).sum().backward()
+    np.testing.assert_allclose(out.detach().cpu().numpy(), expected.detach().cpu().numpy(),
+                               rtol=1e-5, atol=1e-6)
     for a, b in zip(net.parameters(), ref.parameters()):
         assert a.grad.device == torch.device("cuda:0")
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(net[1].running_mean.numpy(), ref[1].running_mean.numpy(),
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+    first(x6.chunk(3)[0])
+    np.testing.assert_allclose(net[1].running_mean.numpy(), first[1].running_mean.numpy(),
                                rtol=1e-6)
+    np.testing.assert_allclose(net[1].running_var.numpy(), first[1].running_var.numpy(),
+                               rtol=1e-6)
+    assert int(net[1].num_batches_tracked) == 1
     try:
         torch.nn.DataParallel(torch.nn.Linear(2, 2))
     except RuntimeError as e:

@@ -165,13 +165,30 @@ DATA_PARALLEL = textwrap.dedent("""
             opt.step()
         return model, {k: v.numpy() for k, v in model.state_dict().items()}
 
+    def per_device(m):  # PyTorch's DataParallel: one call per device's chunk of the batch
+        return lambda inp: torch.cat([m(c) for c in inp.chunk(4)])
+
     _, ref = train(lambda m: m)
+    _, chunked = train(per_device)
     dp_model, dp = train(nn.DataParallel)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
     _, ddp = train(nn.parallel.DistributedDataParallel)
-    for got in (dp, ddp):
+    for got, want in ((dp, chunked), (ddp, ref)):
         for k in ref:
-            np.testing.assert_allclose(got[k], ref[k], rtol=1e-5, atol=1e-6, err_msg=k)
+            if got is dp and k.startswith("1."):  # running statistics: first chunk only
+                continue
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    assert dp["1.num_batches_tracked"] == 2
+    # SyncBatchNorm: on CPU with a process group PyTorch refuses to train; eval is BatchNorm
+    sync = nn.SyncBatchNorm.convert_sync_batchnorm(make())
+    try:
+        sync(x)
+    except ValueError as e:
+        assert "SyncBatchNorm expected input tensor to be on GPU" in str(e)
+    else:
+        raise AssertionError("SyncBatchNorm trained on CPU with a process group")
+    np.testing.assert_allclose(sync.eval()(x).detach().numpy(),
+                               make().eval()(x).detach().numpy(), rtol=1e-6)
     # the parameters stay on the CPU device; the SPMD program really used all four
     assert all(p._value.devices() == {jax.devices()[0]} for p in dp_model.parameters())
     seen = []

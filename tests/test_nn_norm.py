@@ -160,3 +160,20 @@ def test_layer_norm_float32():
     ok(lambda t: (t.nn.functional.layer_norm(t.tensor(data), (5,)),
                      t.nn.functional.rms_norm(t.tensor(data), (5,)),
                      t.layer_norm(t.tensor(data), [5]), t.group_norm(t.tensor(data), 1)))
+
+
+def test_sync_batchnorm_without_process_group():
+    def prog(t):
+        net = t.nn.Sequential(t.nn.Conv2d(1, 2, 1), t.nn.BatchNorm2d(2))
+        with t.no_grad():
+            net[0].weight.copy_(t.tensor([0.5, -2.0]).reshape(2, 1, 1, 1))
+            net[0].bias.fill_(0.1)
+        sync = t.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        x = t.arange(16.0).reshape(2, 1, 2, 4)
+        out = sync(x)
+        out.sum().backward()
+        return (repr(sync), type(sync[1]).__name__, out, sync[1].running_mean,
+                sync[1].weight.grad, sorted(sync.state_dict()), sync.eval()(x))
+
+    check(prog)
+    check(lambda t: t.nn.SyncBatchNorm(2)(t.ones(2)), raises=ValueError)
