@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 from sklearn.datasets import load_digits
+from tqdm import tqdm
 
 torch = importlib.import_module(os.environ.get("TORCH_BACKEND", "jtorch"))
 nn = torch.nn
@@ -92,7 +93,7 @@ def main() -> None:
 
     for epoch in range(1, EPOCHS + 1):
         d_total = g_total = 0.0
-        for (real,) in loader:
+        for (real,) in tqdm(loader, desc=f"epoch {epoch}", leave=False):
             b = real.size(0)
             ones, zeros = torch.full((b,), 1.0), torch.full((b,), 0.0)
             # Discriminator: real -> 1, fake -> 0.
