@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import check
+from conftest import check, error_of, raising
 
 import jtorch
 
@@ -127,19 +127,14 @@ def test_tensor_from_tensors_in_lists():
     check(prog)
 
 
-# The samples both libraries reject, by test id, and the exception class.
-_TENSOR_ERRORS = {
-    '<lambda>0': RuntimeError, '<lambda>1': ValueError, '<lambda>2': TypeError,
-}
-
-
 @pytest.mark.parametrize(
     "make",
-    [lambda t: t.tensor([1, 2], requires_grad=True), lambda t: t.tensor([t.ones(2), t.ones(2)]),
-     lambda t: t.tensor([t.tensor(1.5)], dtype=t.int64)],
+    [raising(RuntimeError, lambda t: t.tensor([1, 2], requires_grad=True)),
+     raising(ValueError, lambda t: t.tensor([t.ones(2), t.ones(2)])),
+     raising(TypeError, lambda t: t.tensor([t.tensor(1.5)], dtype=t.int64))],
 )
-def test_tensor_errors(make, request):
-    check(make, raises=_TENSOR_ERRORS.get(request.node.callspec.id))
+def test_tensor_errors(make):
+    check(make)
 
 
 def test_tensor_from_tensor_copies_and_detaches():
@@ -227,23 +222,18 @@ def test_from_numpy_unsupported_dtype_raises(np_dtype):
     check(lambda torch: torch.as_tensor(arr), raises=TypeError)
 
 
-# The samples both libraries reject, by test id, and the exception class.
-_NUMPY_ERRORS = {
-    '<lambda>0': ValueError, '<lambda>1': ValueError, '<lambda>2': ValueError,
-    '<lambda>3': ValueError, '<lambda>4': TypeError, '<lambda>5': TypeError,
-    '<lambda>6': RuntimeError,
-}
-
-
 @pytest.mark.parametrize(
     "make",
-    [lambda t: t.from_numpy(np.zeros(3)[::-1]), lambda t: t.tensor(np.zeros(3)[::-1]),
-     lambda t: t.from_numpy(np.zeros(2, ">f4")), lambda t: t.tensor(np.zeros(2, ">f4")),
-     lambda t: t.from_numpy([1, 2]), lambda t: t.from_numpy(np.float64(2)),
-     lambda t: t.ones(2, requires_grad=True).numpy()],
+    [raising(ValueError, lambda t: t.from_numpy(np.zeros(3)[::-1])),
+     raising(ValueError, lambda t: t.tensor(np.zeros(3)[::-1])),
+     raising(ValueError, lambda t: t.from_numpy(np.zeros(2, ">f4"))),
+     raising(ValueError, lambda t: t.tensor(np.zeros(2, ">f4"))),
+     raising(TypeError, lambda t: t.from_numpy([1, 2])),
+     raising(TypeError, lambda t: t.from_numpy(np.float64(2))),
+     raising(RuntimeError, lambda t: t.ones(2, requires_grad=True).numpy())],
 )
-def test_numpy_interop_errors(make, request):
-    check(make, raises=_NUMPY_ERRORS.get(request.node.callspec.id))
+def test_numpy_interop_errors(make):
+    check(make)
 
 
 def test_from_numpy_keeps_dense_strides():
@@ -831,36 +821,31 @@ def test_randint_argument_errors(args, request):
     check(prog, raises=_RANDINT_ERRORS.get(request.node.callspec.id))
 
 
-# The samples both libraries reject, by test id, and the exception class.
-_RANDOM_ERRORS = {
-    '<lambda>12': NotImplementedError, '<lambda>13': RuntimeError,
-    '<lambda>14': NotImplementedError, '<lambda>15': RuntimeError, '<lambda>16': RuntimeError,
-    '<lambda>17': NotImplementedError, '<lambda>2': NotImplementedError,
-    '<lambda>3': NotImplementedError, '<lambda>4': NotImplementedError, '<lambda>5': RuntimeError,
-    '<lambda>7': NotImplementedError,
-}
-
-
 @pytest.mark.parametrize(
     "make",
     [lambda t: t.rand(3, dtype=t.complex64), lambda t: t.randn(3, dtype=t.complex128),
-     lambda t: t.randn(2, dtype=t.bool), lambda t: t.randn(2, dtype=t.int32),
-     lambda t: t.rand(2, dtype=t.uint8), lambda t: t.zeros(3).uniform_(2, 1),
-     lambda t: t.zeros(3).uniform_(1, 1), lambda t: t.zeros(3, dtype=t.int64).normal_(),
+     raising(NotImplementedError, lambda t: t.randn(2, dtype=t.bool)),
+     raising(NotImplementedError, lambda t: t.randn(2, dtype=t.int32)),
+     raising(NotImplementedError, lambda t: t.rand(2, dtype=t.uint8)),
+     raising(RuntimeError, lambda t: t.zeros(3).uniform_(2, 1)),
+     lambda t: t.zeros(3).uniform_(1, 1),
+     raising(NotImplementedError, lambda t: t.zeros(3, dtype=t.int64).normal_()),
      lambda t: t.zeros(2, dtype=t.complex64).normal_(), lambda t: t.zeros(2).normal_(std=0.0),
      lambda t: t.zeros(2, dtype=t.complex64).uniform_(3, 3), lambda t: t.rand_like(t.zeros(2)),
-     lambda t: t.rand(2, dtype=t.int64), lambda t: t.zeros(3).normal_(0, -1),
-     lambda t: t.zeros(3, dtype=t.int64).uniform_(), lambda t: t.zeros(2).normal_(std=-1.0),
-     lambda t: t.zeros(3, requires_grad=True).normal_(),
-     lambda t: t.rand_like(t.zeros(2, dtype=t.int64))],
+     raising(NotImplementedError, lambda t: t.rand(2, dtype=t.int64)),
+     raising(RuntimeError, lambda t: t.zeros(3).normal_(0, -1)),
+     raising(NotImplementedError, lambda t: t.zeros(3, dtype=t.int64).uniform_()),
+     raising(RuntimeError, lambda t: t.zeros(2).normal_(std=-1.0)),
+     raising(RuntimeError, lambda t: t.zeros(3, requires_grad=True).normal_()),
+     raising(NotImplementedError, lambda t: t.rand_like(t.zeros(2, dtype=t.int64)))],
 )
-def test_random_dtypes_and_errors(make, request):
+def test_random_dtypes_and_errors(make):
     def prog(torch):
         torch.manual_seed(0)
         x = make(torch)
         return x.dtype, x.shape
 
-    check(prog, raises=_RANDOM_ERRORS.get(request.node.callspec.id))
+    check(prog, raises=error_of(make))
 
 
 def test_degenerate_random_ranges_are_exact():
@@ -889,18 +874,14 @@ def test_manual_seed_range(seed, request):
           raises=_SEED_ERRORS.get(request.node.callspec.id))
 
 
-# The samples both libraries reject, by test id, and the exception class.
-_RNG_STATE_ERRORS = {
-    '<lambda>0': RuntimeError, '<lambda>1': TypeError, '<lambda>2': TypeError,
-}
-
-
 @pytest.mark.parametrize(
-    "state", [lambda t: t.zeros(3, dtype=t.uint8), lambda t: t.zeros(3), lambda t: [1, 2]]
+    "state",
+    [raising(RuntimeError, lambda t: t.zeros(3, dtype=t.uint8)),
+     raising(TypeError, lambda t: t.zeros(3)), raising(TypeError, lambda t: [1, 2])]
 )
-def test_set_rng_state_errors(state, request):
+def test_set_rng_state_errors(state):
     check(lambda torch: torch.set_rng_state(state(torch)),
-          raises=_RNG_STATE_ERRORS.get(request.node.callspec.id))
+          raises=error_of(state))
 
 
 def test_random_out():
