@@ -4,9 +4,11 @@
 build: ``is_available()`` is False, ``device_count()`` 0, and calls that need a device
 raise ``AssertionError: Torch not compiled with CUDA enabled``.
 
-Differences from PyTorch: random numbers on every device come from the one default
-generator (``torch.manual_seed``), so ``manual_seed``/``manual_seed_all``/``seed`` here
-are accepted and change nothing; without CUDA, ``set_device``/``reset_peak_memory_stats``/
+Each GPU has its own default generator (``manual_seed``/``seed`` seed the current one,
+``*_all`` every one, ``torch.manual_seed`` all of them and the CPU's); without CUDA the
+seeding calls do nothing, as PyTorch defers them until CUDA starts.
+
+Differences from PyTorch: without CUDA, ``set_device``/``reset_peak_memory_stats``/
 ``memory_summary`` raise AssertionError (PyTorch's CPU build fails there with an
 AttributeError or KeyError of its internals).
 """
