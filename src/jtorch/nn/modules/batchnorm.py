@@ -130,9 +130,8 @@ class SyncBatchNorm(_BatchNorm):
     default the world) when ``torch.distributed`` is initialized; otherwise, and in eval,
     it is BatchNorm (per replica under DataParallel, as PyTorch).
 
-    Differences from PyTorch: synchronizing over a process group of more than one rank
-    raises NotImplementedError (PyTorch needs GPU inputs there; on CPU both raise
-    ValueError).
+    As PyTorch, synchronizing needs GPU inputs (CPU ones raise ValueError); the weight
+    and bias gradients stay per rank (DistributedDataParallel averages them).
     """
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
@@ -157,10 +156,18 @@ class SyncBatchNorm(_BatchNorm):
                                  "privateuseone")
             group = self.process_group or dist.group.WORLD
             if dist.get_world_size(group) > 1:
-                raise NotImplementedError("SyncBatchNorm over a process group of more than "
-                                          "one rank: jtorch does not synchronize batch "
-                                          "statistics across processes")
+                return self._synchronized(input, group)
         return super().forward(input)
+
+    def _synchronized(self, input, group):
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked)
+        stats = (self.running_mean, self.running_var) if self.track_running_stats else None
+        return _SyncBatchNormFn.apply(input, self.weight, self.bias, stats, self.eps,
+                                      factor, group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
@@ -182,3 +189,64 @@ class SyncBatchNorm(_BatchNorm):
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         del module
         return out
+
+
+def _channel_sums(*tensors):
+    """Per-channel sums of each (N, C, *) tensor: over every dim but 1."""
+    dims = [0, *range(2, tensors[0].dim())]
+    return [t.sum(dims) for t in tensors]
+
+
+def _per_channel(v, like):
+    return v.reshape(1, -1, *([1] * (like.dim() - 2)))
+
+
+class _SyncBatchNormFn(jtorch.autograd.Function):
+    """PyTorch's sync_batch_norm: batch statistics and their gradients all-reduced over
+    the group (sums and the element count, so ranks may hold different batch sizes)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, stats, eps, momentum, group):
+        import jtorch.distributed as dist
+
+        x = input.detach()
+        c = x.size(1)
+        total, squares = _channel_sums(x, x * x)
+        counts = jtorch.full((1,), x.numel() // max(c, 1), dtype=x.dtype, device=x.device)
+        packed = jtorch.cat([total, squares, counts])
+        dist.all_reduce(packed, group=group)
+        n = float(packed[-1])
+        mean = packed[:c] / n
+        var = (packed[c:2 * c] / n - mean * mean).clamp_min(0)
+        invstd = (var + eps).rsqrt()
+        if stats is not None:
+            with jtorch.no_grad():
+                stats[0].mul_(1 - momentum).add_(mean.to(stats[0].dtype), alpha=momentum)
+                unbiased = var * (n / (n - 1)) if n > 1 else var
+                stats[1].mul_(1 - momentum).add_(unbiased.to(stats[1].dtype), alpha=momentum)
+        xhat = (x - _per_channel(mean, x)) * _per_channel(invstd, x)
+        ctx.save_for_backward(xhat, invstd, weight)
+        ctx.n, ctx.group = n, group
+        out = xhat
+        if weight is not None:
+            out = out * _per_channel(weight.detach(), x)
+        if bias is not None:
+            out = out + _per_channel(bias.detach(), x)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        import jtorch.distributed as dist
+
+        xhat, invstd, weight = ctx.saved_tensors
+        c = xhat.size(1)
+        sum_dy, sum_dy_xhat = _channel_sums(grad, grad * xhat)
+        packed = jtorch.cat([sum_dy, sum_dy_xhat])
+        dist.all_reduce(packed, group=ctx.group)
+        mean_dy = _per_channel(packed[:c] / ctx.n, xhat)
+        mean_dy_xhat = _per_channel(packed[c:] / ctx.n, xhat)
+        scale = invstd if weight is None else invstd * weight.detach()
+        grad_input = (grad - mean_dy - xhat * mean_dy_xhat) * _per_channel(scale, xhat)
+        grad_weight = sum_dy_xhat if weight is not None else None
+        grad_bias = sum_dy if ctx.needs_input_grad[2] else None
+        return grad_input, grad_weight, grad_bias, None, None, None, None
