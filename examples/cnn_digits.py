@@ -1,7 +1,7 @@
 """Train a small CNN on scikit-learn's bundled 8x8 handwritten digits (no downloads).
 
 Ordinary PyTorch: a Dataset and DataLoader, nn.Module layers, Adam with a StepLR
-schedule, a progress bar, evaluation under ``no_grad``, and a checkpoint saved with
+schedule, a tqdm progress bar, evaluation under ``no_grad``, and a checkpoint saved with
 ``torch.save`` and restored with ``torch.load``. It runs unchanged on either backend:
 
     python examples/cnn_digits.py                        # jtorch (default)
@@ -14,12 +14,12 @@ It exits non-zero if the test accuracy is below 90%.
 import argparse
 import importlib
 import os
-import sys
 import tempfile
 import time
 
 import numpy as np
 from sklearn.datasets import load_digits
+from tqdm import tqdm
 
 torch = importlib.import_module(os.environ.get("TORCH_BACKEND", "jtorch"))
 nn = torch.nn
@@ -61,14 +61,6 @@ def load_data():
             TensorDataset(torch.from_numpy(images[test]), torch.from_numpy(labels[test])))
 
 
-def progress(epoch, i, n, loss, start):
-    width = 24
-    done = int(width * (i + 1) / n)
-    bar = "#" * done + "." * (width - done)
-    print(f"\repoch {epoch} [{bar}] {i + 1:3d}/{n} loss {loss:.4f} {time.time() - start:5.1f}s",
-          end="", file=sys.stderr, flush=True)
-
-
 def evaluate(model, loader):
     model.eval()
     correct = total = 0
@@ -107,12 +99,12 @@ def main() -> None:
     for epoch in range(1, EPOCHS + 1):
         model.train()
         total = 0.0
-        for i, (x, y) in enumerate(train_loader):
+        bar = tqdm(train_loader, desc=f"epoch {epoch}", leave=False)
+        for i, (x, y) in enumerate(bar):
             loss = train_step(x, y)
             total += loss.item()
-            progress(epoch, i, len(train_loader), total / (i + 1), start)
+            bar.set_postfix(loss=f"{total / (i + 1):.4f}")
         scheduler.step()
-        print(file=sys.stderr)
         print(f"epoch {epoch}  train loss {total / len(train_loader):.4f}  "
               f"test accuracy {evaluate(model, test_loader):.3f}  "
               f"lr {scheduler.get_last_lr()[0]:.5f}")

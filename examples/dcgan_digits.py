@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 from sklearn.datasets import load_digits
+from tqdm import tqdm
 
 torch = importlib.import_module(os.environ.get("TORCH_BACKEND", "jtorch"))
 nn = torch.nn
@@ -116,7 +117,7 @@ def main() -> None:
 
     for epoch in range(1, EPOCHS + 1):
         d_total = g_total = 0.0
-        for (real,) in loader:
+        for (real,) in tqdm(loader, desc=f"epoch {epoch}", leave=False):
             loss_d, loss_g = train_step(real)
             d_total += loss_d.item()
             g_total += loss_g.item()

@@ -2,8 +2,9 @@
 
 ``check(program)`` runs ``program(torch)`` and ``program(jtorch)`` and compares what they
 return (tensors by values, dtype, shape and optionally strides; nested tuples, lists,
-dicts, Python scalars, dtypes and sizes structurally). When one raises, the other must
-raise the same exception class.
+dicts, Python scalars, dtypes and sizes structurally). A program that raises counts only
+when the test says an error is expected (``raises=``, or ``may_raise=`` for samples that
+are bad on purpose only sometimes); then the other library must raise the same class.
 """
 
 from __future__ import annotations
@@ -101,10 +102,29 @@ def run(program, backend):
         return None, exc
 
 
-def check(program, **tol):
-    """Run ``program`` on torch and jtorch; compare results or exception classes."""
+def check(program, *, raises=None, may_raise=False, **tol):
+    """Run ``program`` on torch and jtorch; compare results or exception classes.
+
+    By default both must return, and their results are compared. A test about an error
+    says so: ``raises=RuntimeError`` (a class or tuple; ``Exception`` for "any class"), or
+    a program marked with ``raising(RuntimeError, program)``, requires torch to raise one
+    and jtorch to raise the same class. ``may_raise=True`` is for programs whose inputs
+    are bad on purpose only sometimes (a cross product of parametrized samples): either
+    both return equal results or both raise the same class. Returns
+    ``(expected, actual)``: the two results, or the two exceptions.
+    """
+    if raises is None:
+        raises = getattr(program, "expected_error", None)
     expected, e_exc = run(program, torch)
     actual, a_exc = run(program, jtorch)
+    if raises is not None:
+        assert e_exc is not None, f"torch did not raise {_names(raises)}; returned {expected!r}"
+        assert isinstance(e_exc, raises), (
+            f"torch raised {type(e_exc).__name__}({e_exc}), not {_names(raises)}")
+    elif e_exc is not None and not may_raise:
+        detail = f"jtorch raised {type(a_exc).__name__}({a_exc})" if a_exc else "jtorch returned"
+        raise AssertionError(f"the program raised on torch: {type(e_exc).__name__}({e_exc}); "
+                             f"{detail} (pass raises= if the error is the point)") from e_exc
     if e_exc is not None or a_exc is not None:
         assert e_exc is not None, f"jtorch raised {a_exc!r} but torch returned {expected!r}"
         assert a_exc is not None, f"torch raised {e_exc!r} but jtorch returned {actual!r}"
@@ -115,6 +135,23 @@ def check(program, **tol):
         return e_exc, a_exc
     assert_same(expected, actual, **tol)
     return expected, actual
+
+
+def raising(exc, program):
+    """Mark ``program`` (say, an entry of a table of programs) as one that must raise
+    ``exc`` (a class or tuple) on both sides: ``check`` then expects it."""
+    program.expected_error = exc
+    return program
+
+
+def error_of(program):
+    """The exception class ``raising`` marked ``program`` with, or None."""
+    return getattr(program, "expected_error", None)
+
+
+def _names(classes) -> str:
+    classes = classes if isinstance(classes, tuple) else (classes,)
+    return " or ".join(c.__name__ for c in classes)
 
 
 @pytest.fixture(params=["torch", "jtorch"])

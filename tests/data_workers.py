@@ -30,3 +30,19 @@ class ShardedStream(jtorch.utils.data.IterableDataset):
 
 def init_worker(worker_id):
     os.environ["JT_WORKER_INIT"] = str(worker_id)
+
+
+class SeedDataset(jtorch.utils.data.Dataset):
+    """What each worker's random streams hold: its seed, then one draw from each."""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        import random
+
+        import numpy as np
+
+        info = jtorch.utils.data.get_worker_info()
+        return (info.seed, info.id, random.random(), float(np.random.random()),
+                jtorch.rand(()).item())

@@ -57,9 +57,18 @@ _CONVERSIONS = {
 }
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_CONVERSION_ERRORS = {
+    'bool_empty': RuntimeError, 'bool_many': RuntimeError, 'contains': RuntimeError,
+    'contains_bad': RuntimeError, 'float_many': ValueError, 'format_spec_1d': TypeError,
+    'index_float': TypeError, 'item_many': RuntimeError, 'iter0': TypeError, 'len0': TypeError,
+    'numpy_requires_grad': RuntimeError, 'to_bad_device': RuntimeError, 'type_bad': ValueError,
+}
+
+
 @pytest.mark.parametrize("name", list(_CONVERSIONS))
-def test_conversions(name):
-    check(_CONVERSIONS[name])
+def test_conversions(name, request):
+    check(_CONVERSIONS[name], raises=_CONVERSION_ERRORS.get(request.node.callspec.id))
 
 
 def test_float_to_narrow_int_wraps():

@@ -7,11 +7,22 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import check
+from conftest import check, error_of, raising
 
 import jtorch
 
 # ------------------------------------------------------------------ torch.tensor
+
+
+# The samples both libraries reject, by test id, and the exception class.
+_INFER_ERRORS = {
+    "'a'": TypeError, 'None': RuntimeError, "['a', 'b']": ValueError,
+    '[-9223372036854775809]': ValueError, '[1, [2]]': TypeError,
+    '[9223372036854775808]': ValueError, '[None]': RuntimeError, "[[1, 2], 'ab']": TypeError,
+    '[[1, 2], [3, 4, 5]]': ValueError, '[[1, 2], [3]]': ValueError, '[[1], 2]': TypeError,
+    '[[[1, 2]], [[3]]]': ValueError, '[array(1.5)]': TypeError, 'list_iterator': RuntimeError,
+    'object': RuntimeError, "{'a': 1}": RuntimeError, '{1, 2}': RuntimeError,
+}
 
 
 @pytest.mark.parametrize(
@@ -27,8 +38,8 @@ import jtorch
      [1, [2]], [[1, 2], [3, 4, 5]], [[[1, 2]], [[3]]]],
     ids=lambda d: type(d).__name__ if " at 0x" in repr(d) else repr(d),  # stable for xdist
 )
-def test_tensor_infers_dtype(data):
-    check(lambda torch: torch.tensor(data))
+def test_tensor_infers_dtype(data, request):
+    check(lambda torch: torch.tensor(data), raises=_INFER_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize("default", ["float32", "float64"])
@@ -65,6 +76,15 @@ def test_tensor_from_numpy_scalar(scalar):
     check(lambda torch: (torch.tensor(scalar), torch.tensor([scalar, scalar])))
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_WITH_DTYPE_ERRORS = {
+    "[(1+1j)]-'int64'": TypeError, "[(1+2j)]-'float32'": TypeError, "[-129]-'int8'": RuntimeError,
+    "[-256]-'uint8'": RuntimeError, "[10000000000.0]-'int32'": RuntimeError,
+    "[2700000000.0]-'int32'": RuntimeError, "[300, -1]-'uint8'": RuntimeError,
+    "[inf]-'int64'": RuntimeError, "[nan]-'int32'": RuntimeError,
+}
+
+
 @pytest.mark.parametrize(
     "data, dtype",
     [([1.7, -2.7], "int64"), ([1, 0, 2], "bool"), ([1, 2], "float64"), ([True, False], "float32"),
@@ -78,8 +98,9 @@ def test_tensor_from_numpy_scalar(scalar):
      ([True, 2], "uint8"), ([float("nan")], "float16")],
     ids=repr,
 )
-def test_tensor_with_dtype(data, dtype):
-    check(lambda torch: torch.tensor(data, dtype=getattr(torch, dtype)))
+def test_tensor_with_dtype(data, dtype, request):
+    check(lambda torch: torch.tensor(data, dtype=getattr(torch, dtype)),
+          raises=_WITH_DTYPE_ERRORS.get(request.node.callspec.id))
 
 
 def test_tensor_dtype_python_type():
@@ -108,8 +129,9 @@ def test_tensor_from_tensors_in_lists():
 
 @pytest.mark.parametrize(
     "make",
-    [lambda t: t.tensor([1, 2], requires_grad=True), lambda t: t.tensor([t.ones(2), t.ones(2)]),
-     lambda t: t.tensor([t.tensor(1.5)], dtype=t.int64)],
+    [raising(RuntimeError, lambda t: t.tensor([1, 2], requires_grad=True)),
+     raising(ValueError, lambda t: t.tensor([t.ones(2), t.ones(2)])),
+     raising(TypeError, lambda t: t.tensor([t.tensor(1.5)], dtype=t.int64))],
 )
 def test_tensor_errors(make):
     check(make)
@@ -195,17 +217,20 @@ def test_from_numpy_copies_in_jtorch():
                                       "object"])
 def test_from_numpy_unsupported_dtype_raises(np_dtype):
     arr = np.zeros(2, dtype=np_dtype)
-    check(lambda torch: torch.from_numpy(arr))
-    check(lambda torch: torch.tensor(arr))
-    check(lambda torch: torch.as_tensor(arr))
+    check(lambda torch: torch.from_numpy(arr), raises=TypeError)
+    check(lambda torch: torch.tensor(arr), raises=TypeError)
+    check(lambda torch: torch.as_tensor(arr), raises=TypeError)
 
 
 @pytest.mark.parametrize(
     "make",
-    [lambda t: t.from_numpy(np.zeros(3)[::-1]), lambda t: t.tensor(np.zeros(3)[::-1]),
-     lambda t: t.from_numpy(np.zeros(2, ">f4")), lambda t: t.tensor(np.zeros(2, ">f4")),
-     lambda t: t.from_numpy([1, 2]), lambda t: t.from_numpy(np.float64(2)),
-     lambda t: t.ones(2, requires_grad=True).numpy()],
+    [raising(ValueError, lambda t: t.from_numpy(np.zeros(3)[::-1])),
+     raising(ValueError, lambda t: t.tensor(np.zeros(3)[::-1])),
+     raising(ValueError, lambda t: t.from_numpy(np.zeros(2, ">f4"))),
+     raising(ValueError, lambda t: t.tensor(np.zeros(2, ">f4"))),
+     raising(TypeError, lambda t: t.from_numpy([1, 2])),
+     raising(TypeError, lambda t: t.from_numpy(np.float64(2))),
+     raising(RuntimeError, lambda t: t.ones(2, requires_grad=True).numpy())],
 )
 def test_numpy_interop_errors(make):
     check(make)
@@ -228,20 +253,26 @@ def test_numpy_of_view():
 # ------------------------------------------------------------------ zeros/ones/empty/full
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_SIZE_ERRORS = {
+    '()-empty': TypeError, '()-ones': TypeError, '()-zeros': TypeError,
+}
+
+
 @pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
 @pytest.mark.parametrize(
     "size",
     [(2, 3), ((2, 3),), ([2, 3],), (), ((),), (0,), (3,), ("Size",)],
     ids=repr,
 )
-def test_zeros_ones_empty_sizes(name, size):
+def test_zeros_ones_empty_sizes(name, size, request):
     def prog(torch):
         args = (torch.Size([2, 3]),) if size == ("Size",) else size
         t = getattr(torch, name)(*args)
         # empty's values are undefined: compare only its metadata
         return (t.shape, t.dtype) if name == "empty" else t
 
-    check(prog)
+    check(prog, raises=_SIZE_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize("name", ["zeros", "ones"])
@@ -271,6 +302,15 @@ def test_factory_requires_grad():
     check(prog)
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_FULL_ERRORS = {
+    "'tensor1d'-None": TypeError, "(1+1j)-'float32'": RuntimeError, "-1.5-'uint8'": RuntimeError,
+    "-300-'uint8'": RuntimeError, "10000000000.0-'float16'": RuntimeError,
+    "10000000000.0-'int32'": RuntimeError, "300-'uint8'": RuntimeError,
+    '9223372036854775808-None': RuntimeError, "nan-'int32'": RuntimeError,
+}
+
+
 @pytest.mark.parametrize(
     "fill, dtype",
     [(3, None), (True, None), (2.5, None), (1 + 1j, None), (7, "float32"), (2.7, "int32"),
@@ -281,13 +321,13 @@ def test_factory_requires_grad():
      ("tensor", None), ("tensor1d", None)],
     ids=repr,
 )
-def test_full(fill, dtype):
+def test_full(fill, dtype, request):
     def prog(torch):
         kw = {} if dtype is None else {"dtype": getattr(torch, dtype)}
         f = {"tensor": torch.tensor(3.5), "tensor1d": torch.tensor([2])}.get(fill, fill)
         return torch.full((2, 3), f, **kw), torch.full([2], f, **kw)
 
-    check(prog)
+    check(prog, raises=_FULL_ERRORS.get(request.node.callspec.id))
 
 
 def test_full_default_dtype_float64():
@@ -298,14 +338,22 @@ def test_full_default_dtype_float64():
     check(prog)
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_BAD_SIZES = {
+    "('a',)": TypeError, '((2, -3),)': RuntimeError, '((2, 3.0),)': TypeError,
+    '(-1,)': RuntimeError, '(2, -3)': RuntimeError, '(2, 3.0)': TypeError, '(2.0,)': TypeError,
+    '(True,)': TypeError, '([2], [3])': TypeError,
+}
+
+
 @pytest.mark.parametrize(
     "args",
     [(2, 3.0), (2.0,), (True,), ([2], [3]), ((2, 3.0),), ("a",), (-1,), (2, -3), ((2, -3),)],
     ids=repr,
 )
-def test_factory_bad_size_raises(args):
-    check(lambda torch: torch.zeros(*args))
-    check(lambda torch: torch.rand(*args))
+def test_factory_bad_size_raises(args, request):
+    check(lambda torch: torch.zeros(*args), raises=_BAD_SIZES.get(request.node.callspec.id))
+    check(lambda torch: torch.rand(*args), raises=_BAD_SIZES.get(request.node.callspec.id))
 
 
 def test_factory_out_keeps_alias_and_dtype():
@@ -321,10 +369,17 @@ def test_factory_out_keeps_alias_and_dtype():
 
 
 def test_factory_out_requiring_grad_raises():
-    check(lambda torch: torch.zeros(2, out=torch.ones(2, requires_grad=True)))
+    check(lambda torch: torch.zeros(2, out=torch.ones(2, requires_grad=True)), raises=RuntimeError)
 
 
 # ------------------------------------------------------------------ arange, linspace, eye
+
+
+# The samples both libraries reject, by test id, and the exception class.
+_ARANGE_ERRORS = {
+    '(0, 5, -1)': RuntimeError, '(0, 5, 0)': RuntimeError, '(0, inf)': RuntimeError,
+    '(0, nan)': RuntimeError, '(5, 0)': RuntimeError,
+}
 
 
 @pytest.mark.parametrize(
@@ -335,8 +390,14 @@ def test_factory_out_requiring_grad_raises():
      (0, float("nan"))],
     ids=repr,
 )
-def test_arange(args):
-    check(lambda torch: torch.arange(*args))
+def test_arange(args, request):
+    check(lambda torch: torch.arange(*args), raises=_ARANGE_ERRORS.get(request.node.callspec.id))
+
+
+# The samples both libraries reject, by test id, and the exception class.
+_ARANGE_DTYPE_ERRORS = {
+    "(0, 3)-'bool'": NotImplementedError, "(0, 3)-'complex64'": NotImplementedError,
+}
 
 
 @pytest.mark.parametrize(
@@ -351,8 +412,9 @@ def test_arange(args):
      ((2**53, 2**53 + 3), "int64"), ((0, 3), "bool"), ((0, 3), "complex64")],
     ids=repr,
 )
-def test_arange_dtype(args, dtype):
-    check(lambda torch: torch.arange(*args, dtype=getattr(torch, dtype)))
+def test_arange_dtype(args, dtype, request):
+    check(lambda torch: torch.arange(*args, dtype=getattr(torch, dtype)),
+          raises=_ARANGE_DTYPE_ERRORS.get(request.node.callspec.id))
 
 
 def test_arange_keywords_and_tensor_args():
@@ -361,14 +423,21 @@ def test_arange_keywords_and_tensor_args():
                          torch.arange(np.int32(3)), torch.arange(np.float64(2.0))))
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_LINSPACE_ERRORS = {
+    '(0, 1, -1)': RuntimeError,
+}
+
+
 @pytest.mark.parametrize(
     "args",
     [(0, 1, 5), (-1, 1, 4), (0, 10, 11), (2, 2, 3), (1, 0, 5), (0, 1, 1), (0, 1, 0),
      (3, 7, 2), (0.1, 0.9, 7), (0, 1, -1)],
     ids=repr,
 )
-def test_linspace(args):
-    check(lambda torch: torch.linspace(*args))
+def test_linspace(args, request):
+    check(lambda torch: torch.linspace(*args),
+          raises=_LINSPACE_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize("args", [(3,), (2, 4), (4, 2), (0,), (1, 0)], ids=repr)
@@ -382,6 +451,12 @@ def test_arange_float_sizes():
                          torch.arange(-1, 1, 0.3, dtype=torch.float64)))
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_LINSPACE_DTYPE_ERRORS = {
+    "(0, 1, 3)-'bool'": NotImplementedError,
+}
+
+
 @pytest.mark.parametrize(
     "args, dtype",
     [((0, 10, 7), "int64"), ((-5, 5, 4), "int64"), ((0, 10, 7), "float64"), ((-5, 5, 4), "int32"),
@@ -390,8 +465,9 @@ def test_arange_float_sizes():
      ((-1, 1, 7), "bfloat16"), ((0.3, 9.1, 3), "int16")],
     ids=repr,
 )
-def test_linspace_dtype(args, dtype):
-    check(lambda torch: torch.linspace(*args, dtype=getattr(torch, dtype)))
+def test_linspace_dtype(args, dtype, request):
+    check(lambda torch: torch.linspace(*args, dtype=getattr(torch, dtype)),
+          raises=_LINSPACE_DTYPE_ERRORS.get(request.node.callspec.id))
 
 
 def test_linspace_complex_and_tensor_bounds():
@@ -400,8 +476,9 @@ def test_linspace_complex_and_tensor_bounds():
 
 
 def test_eye_bad_arguments_raise():
-    for bad in ((2.5,), (2, 3.0), (-1,), (2, -1)):
-        check(lambda torch, bad=bad: torch.eye(*bad))
+    for bad, exc in (((2.5,), TypeError), ((2, 3.0), TypeError), ((-1,), RuntimeError),
+                     ((2, -1), RuntimeError)):
+        check(lambda torch, bad=bad: torch.eye(*bad), raises=exc)
     check(lambda torch: (torch.eye(2, m=3), torch.eye(n=2)))
 
 
@@ -546,7 +623,7 @@ def test_legacy_constructor_data_rules():
      lambda t: t.Tensor(2, "a"), lambda t: t.Tensor(2.5)],
 )
 def test_legacy_constructor_errors(make):
-    check(make)
+    check(make, raises=TypeError)
 
 
 # ------------------------------------------------------------------ random
@@ -714,6 +791,17 @@ def test_rng_state_roundtrip(tt):
     assert tt.rand(6).tolist() == a.tolist() and tt.randn(6).tolist() == b.tolist()
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_RANDINT_ERRORS = {
+    "(-1, 300, (3,), 'uint8')": RuntimeError, '(0, (2,), None)': RuntimeError,
+    "(0, 1073741824, (2,), 'float16')": RuntimeError,
+    "(0, 1099511627776, (2,), 'int32')": RuntimeError, "(0, 2, (2,), 'complex64')": RuntimeError,
+    "(0, 3, (4,), 'bool')": RuntimeError, '(0.5, 2.5, (3,), None)': TypeError,
+    '(2.5, (3,), None)': TypeError, '(3, 2, 3, None)': TypeError,
+    '(5, 2, (2,), None)': RuntimeError, '(5, 5, (2,), None)': RuntimeError,
+}
+
+
 @pytest.mark.parametrize(
     "args",
     [(5, 5, (2,), None), (5, 2, (2,), None), (0, (2,), None), (0, 3, (4,), "bool"),
@@ -722,7 +810,7 @@ def test_rng_state_roundtrip(tt):
      (0, 2, (2,), "complex64")],
     ids=repr,
 )
-def test_randint_argument_errors(args):
+def test_randint_argument_errors(args, request):
     *args, dtype = args
 
     def prog(torch):
@@ -730,21 +818,26 @@ def test_randint_argument_errors(args):
         x = torch.randint(*args, **kw)
         return x.shape, x.dtype
 
-    check(prog)
+    check(prog, raises=_RANDINT_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize(
     "make",
     [lambda t: t.rand(3, dtype=t.complex64), lambda t: t.randn(3, dtype=t.complex128),
-     lambda t: t.randn(2, dtype=t.bool), lambda t: t.randn(2, dtype=t.int32),
-     lambda t: t.rand(2, dtype=t.uint8), lambda t: t.zeros(3).uniform_(2, 1),
-     lambda t: t.zeros(3).uniform_(1, 1), lambda t: t.zeros(3, dtype=t.int64).normal_(),
+     raising(NotImplementedError, lambda t: t.randn(2, dtype=t.bool)),
+     raising(NotImplementedError, lambda t: t.randn(2, dtype=t.int32)),
+     raising(NotImplementedError, lambda t: t.rand(2, dtype=t.uint8)),
+     raising(RuntimeError, lambda t: t.zeros(3).uniform_(2, 1)),
+     lambda t: t.zeros(3).uniform_(1, 1),
+     raising(NotImplementedError, lambda t: t.zeros(3, dtype=t.int64).normal_()),
      lambda t: t.zeros(2, dtype=t.complex64).normal_(), lambda t: t.zeros(2).normal_(std=0.0),
      lambda t: t.zeros(2, dtype=t.complex64).uniform_(3, 3), lambda t: t.rand_like(t.zeros(2)),
-     lambda t: t.rand(2, dtype=t.int64), lambda t: t.zeros(3).normal_(0, -1),
-     lambda t: t.zeros(3, dtype=t.int64).uniform_(), lambda t: t.zeros(2).normal_(std=-1.0),
-     lambda t: t.zeros(3, requires_grad=True).normal_(),
-     lambda t: t.rand_like(t.zeros(2, dtype=t.int64))],
+     raising(NotImplementedError, lambda t: t.rand(2, dtype=t.int64)),
+     raising(RuntimeError, lambda t: t.zeros(3).normal_(0, -1)),
+     raising(NotImplementedError, lambda t: t.zeros(3, dtype=t.int64).uniform_()),
+     raising(RuntimeError, lambda t: t.zeros(2).normal_(std=-1.0)),
+     raising(RuntimeError, lambda t: t.zeros(3, requires_grad=True).normal_()),
+     raising(NotImplementedError, lambda t: t.rand_like(t.zeros(2, dtype=t.int64)))],
 )
 def test_random_dtypes_and_errors(make):
     def prog(torch):
@@ -752,7 +845,7 @@ def test_random_dtypes_and_errors(make):
         x = make(torch)
         return x.dtype, x.shape
 
-    check(prog)
+    check(prog, raises=error_of(make))
 
 
 def test_degenerate_random_ranges_are_exact():
@@ -769,16 +862,26 @@ def test_complex_random_parts(tt):
     assert abs(u.imag.mean() - 0.5) < 0.05
 
 
+# The samples both libraries reject, by test id, and the exception class.
+_SEED_ERRORS = {
+    '-9223372036854775809': ValueError, '18446744073709551616': ValueError,
+}
+
+
 @pytest.mark.parametrize("seed", [-1, 2**64 - 1, -(2**63), 2**63 + 5, 2**64, -(2**63) - 1])
-def test_manual_seed_range(seed):
-    check(lambda torch: torch.manual_seed(seed).initial_seed())
+def test_manual_seed_range(seed, request):
+    check(lambda torch: torch.manual_seed(seed).initial_seed(),
+          raises=_SEED_ERRORS.get(request.node.callspec.id))
 
 
 @pytest.mark.parametrize(
-    "state", [lambda t: t.zeros(3, dtype=t.uint8), lambda t: t.zeros(3), lambda t: [1, 2]]
+    "state",
+    [raising(RuntimeError, lambda t: t.zeros(3, dtype=t.uint8)),
+     raising(TypeError, lambda t: t.zeros(3)), raising(TypeError, lambda t: [1, 2])]
 )
 def test_set_rng_state_errors(state):
-    check(lambda torch: torch.set_rng_state(state(torch)))
+    check(lambda torch: torch.set_rng_state(state(torch)),
+          raises=error_of(state))
 
 
 def test_random_out():

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import check
-from data_workers import PidDataset, ShardedStream, init_worker
+from data_workers import PidDataset, SeedDataset, ShardedStream, init_worker
 
 import jtorch
 
@@ -49,7 +49,7 @@ def test_tensor_dataset_batches_through_subsets(keys):
 
 
 def test_tensor_dataset_size_mismatch():
-    check(lambda t: t.utils.data.TensorDataset(t.zeros(3), t.zeros(4)))
+    check(lambda t: t.utils.data.TensorDataset(t.zeros(3), t.zeros(4)), raises=AssertionError)
 
 
 def test_concat_subset_chain_stack():
@@ -80,9 +80,9 @@ def test_concat_subset_chain_stack():
 
 
 def test_concat_errors():
-    check(lambda t: t.utils.data.ConcatDataset([]))
+    check(lambda t: t.utils.data.ConcatDataset([]), raises=AssertionError)
     check(lambda t: (t.utils.data.TensorDataset(t.arange(3)) + t.utils.data.TensorDataset(
-        t.arange(3)))[-7])
+        t.arange(3)))[-7], raises=ValueError)
 
 
 @pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.25, 0.25, 0.5], [0.34, 0.33, 0.33]])
@@ -97,8 +97,8 @@ def test_random_split_sizes(lengths):
 
 
 def test_random_split_errors_and_reproducible():
-    check(lambda t: t.utils.data.random_split(range(10), [3, 3]))
-    check(lambda t: t.utils.data.random_split(range(10), [1.5, -0.5]))
+    check(lambda t: t.utils.data.random_split(range(10), [3, 3]), raises=ValueError)
+    check(lambda t: t.utils.data.random_split(range(10), [1.5, -0.5]), raises=ValueError)
     g = [jtorch.Generator().manual_seed(3) for _ in range(2)]
     a, b = (jtorch.utils.data.random_split(range(10), [5, 5], generator=x) for x in g)
     assert list(a[0]) == list(b[0])
@@ -134,8 +134,9 @@ def test_distributed_sampler(kw):
 
 
 def test_distributed_sampler_needs_a_world():
-    check(lambda t: t.utils.data.DistributedSampler(range(4)))
-    check(lambda t: t.utils.data.DistributedSampler(range(4), num_replicas=2, rank=2))
+    check(lambda t: t.utils.data.DistributedSampler(range(4)), raises=ValueError)
+    check(lambda t: t.utils.data.DistributedSampler(range(4), num_replicas=2, rank=2),
+          raises=ValueError)
 
 
 def test_random_samplers_are_permutations_and_reproducible():
@@ -160,10 +161,10 @@ def test_random_samplers_are_permutations_and_reproducible():
 
 
 def test_sampler_argument_errors():
-    check(lambda t: t.utils.data.RandomSampler(range(3), num_samples=0))
-    check(lambda t: t.utils.data.RandomSampler(range(3), replacement=1))
-    check(lambda t: t.utils.data.BatchSampler(range(3), 0, False))
-    check(lambda t: t.utils.data.WeightedRandomSampler([1.0, 2.0], 0))
+    check(lambda t: t.utils.data.RandomSampler(range(3), num_samples=0), raises=ValueError)
+    check(lambda t: t.utils.data.RandomSampler(range(3), replacement=1), raises=TypeError)
+    check(lambda t: t.utils.data.BatchSampler(range(3), 0, False), raises=ValueError)
+    check(lambda t: t.utils.data.WeightedRandomSampler([1.0, 2.0], 0), raises=ValueError)
 
 
 # ------------------------------------------------------------------ collation
@@ -182,9 +183,9 @@ def test_default_collate_types():
 
 
 def test_default_collate_errors():
-    check(lambda t: t.utils.data.default_collate([[1, 2], [3]]))
-    check(lambda t: t.utils.data.default_collate([object(), object()]))
-    check(lambda t: t.utils.data.default_collate([t.ones(2), t.ones(3)]))
+    check(lambda t: t.utils.data.default_collate([[1, 2], [3]]), raises=RuntimeError)
+    check(lambda t: t.utils.data.default_collate([object(), object()]), raises=TypeError)
+    check(lambda t: t.utils.data.default_collate([t.ones(2), t.ones(3)]), raises=RuntimeError)
 
 
 def test_default_convert():
@@ -281,12 +282,12 @@ def test_iterable_longer_than_len_warns(ask_len):
     dict(batch_size=None, drop_last=True),
 ])
 def test_loader_argument_errors(kw):
-    check(lambda t: t.utils.data.DataLoader(_range_ds(t), **kw))
+    check(lambda t: t.utils.data.DataLoader(_range_ds(t), **kw), raises=ValueError)
 
 
 @pytest.mark.parametrize("kw", [dict(shuffle=True), dict(sampler=[0]), dict(batch_sampler=[[0]])])
 def test_iterable_loader_argument_errors(kw):
-    check(lambda t: t.utils.data.DataLoader(_iterable(t, 3), **kw))
+    check(lambda t: t.utils.data.DataLoader(_iterable(t, 3), **kw), raises=ValueError)
 
 
 def test_loader_attributes_frozen():
@@ -294,7 +295,7 @@ def test_loader_attributes_frozen():
         dl = t.utils.data.DataLoader(_range_ds(t))
         dl.batch_size = 3
 
-    check(prog)
+    check(prog, raises=ValueError)
 
 
 # ------------------------------------------------------------------ worker processes
@@ -318,6 +319,24 @@ def test_workers_are_real_processes_and_match_single_process():
     got = sorted(int(v) for b in stream for v in b)
     assert got == list(range(10))
     assert len(stream.__iter__().__class__.__mro__) > 0
+
+
+def test_worker_seeds_follow_pytorchs_rules():
+    """Worker i gets base_seed + i for ``random`` and torch, and PyTorch's hashed state for
+    NumPy; base_seed is one int64 ``random_`` draw from the loader's generator."""
+    import random
+
+    from torch.utils.data._utils.worker import _generate_state
+
+    g = jtorch.Generator().manual_seed(11)
+    base = jtorch.empty((), dtype=jtorch.int64).random_(generator=g).item()
+    loader = jtorch.utils.data.DataLoader(SeedDataset(), batch_size=None, num_workers=2,
+                                          generator=jtorch.Generator().manual_seed(11))
+    for seed, wid, r_py, r_np, r_jt in loader:
+        assert seed == base + wid
+        assert r_py == random.Random(seed).random()
+        assert r_np == np.random.RandomState(_generate_state(base, wid)).random()
+        assert r_jt == jtorch.rand((), generator=jtorch.Generator().manual_seed(seed)).item()
 
 
 def test_worker_errors_reach_the_main_process():

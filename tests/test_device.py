@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import check
+from conftest import check, raising
 
 import jtorch
 
@@ -23,13 +23,13 @@ import jtorch
     lambda t: t.device("cuda", 1),
     lambda t: t.device("cpu", 0),
     lambda t: (t.device("cuda:0").type, t.device("cuda:0").index, t.device("cpu").index),
-    lambda t: t.device("cuda:-1"),
-    lambda t: t.device("cuda", -1),
-    lambda t: t.device("foo"),
-    lambda t: t.device("cuda:1", 1),
-    lambda t: t.device(None),
-    lambda t: t.device("cuda", "1"),
-    lambda t: t.device(0),
+    raising(RuntimeError, lambda t: t.device("cuda:-1")),
+    raising(RuntimeError, lambda t: t.device("cuda", -1)),
+    raising(RuntimeError, lambda t: t.device("foo")),
+    raising(RuntimeError, lambda t: t.device("cuda:1", 1)),
+    raising(TypeError, lambda t: t.device(None)),
+    raising(TypeError, lambda t: t.device("cuda", "1")),
+    raising(RuntimeError, lambda t: t.device(0)),
     lambda t: (t.device("cuda") == t.device("cuda:0"), t.device("cuda") == "cuda",
                hash(t.device("cuda:1")) == hash(t.device("cuda", 1))),
     lambda t: (repr(t.device("cuda", 1)), str(t.device("cuda:1")), repr(t.device("cpu"))),
@@ -39,21 +39,21 @@ def test_device_object(program):
 
 
 @pytest.mark.parametrize("program", [
-    lambda t: t.ones(2).to("cuda"),
-    lambda t: t.ones(2).to("cuda:1"),
-    lambda t: t.ones(2).to(device="cuda"),
-    lambda t: t.ones(2).to(0),
-    lambda t: t.ones(2).cuda(),
-    lambda t: t.ones(2).cuda(1),
-    lambda t: t.ones(2).cuda(t.device("cpu")),
-    lambda t: t.zeros(2, device="cuda"),
-    lambda t: t.randn(2, device="cuda"),
-    lambda t: t.arange(3, device="cuda"),
-    lambda t: t.tensor([1], device="cuda"),
-    lambda t: t.zeros_like(t.ones(2), device="cuda"),
-    lambda t: t.ones(2).new_ones(2, device="cuda"),
-    lambda t: t.nn.Linear(2, 2).cuda(),
-    lambda t: t.nn.Linear(2, 2).to("cuda"),
+    raising(AssertionError, lambda t: t.ones(2).to("cuda")),
+    raising(AssertionError, lambda t: t.ones(2).to("cuda:1")),
+    raising(AssertionError, lambda t: t.ones(2).to(device="cuda")),
+    raising(RuntimeError, lambda t: t.ones(2).to(0)),
+    raising(AssertionError, lambda t: t.ones(2).cuda()),
+    raising(RuntimeError, lambda t: t.ones(2).cuda(1)),
+    raising(RuntimeError, lambda t: t.ones(2).cuda(t.device("cpu"))),
+    raising(AssertionError, lambda t: t.zeros(2, device="cuda")),
+    raising(AssertionError, lambda t: t.randn(2, device="cuda")),
+    raising(AssertionError, lambda t: t.arange(3, device="cuda")),
+    raising(AssertionError, lambda t: t.tensor([1], device="cuda")),
+    raising(AssertionError, lambda t: t.zeros_like(t.ones(2), device="cuda")),
+    raising(AssertionError, lambda t: t.ones(2).new_ones(2, device="cuda")),
+    raising(AssertionError, lambda t: t.nn.Linear(2, 2).cuda()),
+    raising(AssertionError, lambda t: t.nn.Linear(2, 2).to("cuda")),
 ])
 def test_cuda_placement_without_gpu(program):
     check(program)
@@ -190,24 +190,33 @@ EMULATED = textwrap.dedent("""
     m.cpu()
     assert m.weight is weight and m.weight.device.type == "cpu" and m.bias.grad.device.type == "cpu"
 
-    # DataParallel over the three emulated GPUs gives single-device results
+    # DataParallel over the three emulated GPUs: each device's chunk is a separate call
+    # (BatchNorm statistics per chunk), running statistics from the first chunk, as PyTorch
     import copy
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
                               torch.nn.Linear(4, 1)).cuda()
-    ref = copy.deepcopy(net)
+    ref, first = copy.deepcopy(net), copy.deepcopy(net)
     assert all(p.device.type == "cuda" for p in ref.parameters())
     x6 = torch.randn(6, 3, device="cuda")
+    w6 = torch.arange(6.0, device="cuda").reshape(6, 1)
     two = torch.tensor(2.0).cuda().cpu()  # a committed 0-dim CPU tensor: still a scalar
     out = torch.nn.DataParallel(net, device_ids=[0, 1, 2])(x6)
     assert out.device == torch.device("cuda:0") and out._value.devices() == {accel[0]}
-    (out * two).sum().backward()
-    (ref(x6) * two).sum().backward()
+    (out * w6 * two).sum().backward()
+    expected = torch.cat([ref(c) for c in x6.chunk(3)])
+    (expected * w6 * two).sum().backward()
+    np.testing.assert_allclose(out.detach().cpu().numpy(), expected.detach().cpu().numpy(),
+                               rtol=1e-5, atol=1e-6)
     for a, b in zip(net.parameters(), ref.parameters()):
         assert a.grad.device == torch.device("cuda:0")
-        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(net[1].running_mean.numpy(), ref[1].running_mean.numpy(),
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+    first(x6.chunk(3)[0])
+    np.testing.assert_allclose(net[1].running_mean.numpy(), first[1].running_mean.numpy(),
                                rtol=1e-6)
+    np.testing.assert_allclose(net[1].running_var.numpy(), first[1].running_var.numpy(),
+                               rtol=1e-6)
+    assert int(net[1].num_batches_tracked) == 1
     try:
         torch.nn.DataParallel(torch.nn.Linear(2, 2))
     except RuntimeError as e:
@@ -252,6 +261,27 @@ EMULATED = textwrap.dedent("""
     del held
     torch.cuda.empty_cache()
     assert torch.cuda.memory_allocated() < before + 4 * 2**20
+
+    # one generator per GPU: torch.manual_seed seeds all, cuda.manual_seed only the current
+    torch.manual_seed(0)
+    a, b = torch.randn(3, device="cuda"), torch.randn(3)
+    torch.cuda.manual_seed(5)
+    c, d = torch.randn(3, device="cuda"), torch.randn(3)
+    assert not torch.equal(b, d) and torch.cuda.initial_seed() == 5 and torch.initial_seed() == 0
+    torch.manual_seed(0)
+    assert torch.equal(a.cpu(), torch.randn(3, device="cuda").cpu())
+    assert torch.equal(b, torch.randn(3))
+    torch.cuda.manual_seed(5)
+    assert torch.equal(c.cpu(), torch.randn(3, device="cuda").cpu())
+    state = torch.cuda.get_rng_state()
+    e = torch.randn(2, device="cuda")
+    torch.cuda.set_rng_state(state)
+    assert torch.equal(e.cpu(), torch.randn(2, device="cuda").cpu())
+    torch.cuda.manual_seed_all(1)
+    x, y = torch.ones(3, device="cuda:0").normal_(), torch.ones(3, device="cuda:1").normal_()
+    assert torch.equal(x.cpu(), y.cpu())
+    torch.cuda.seed_all()
+    assert torch.cuda.initial_seed() != 1
     print("OK")
 """)
 

@@ -165,13 +165,30 @@ DATA_PARALLEL = textwrap.dedent("""
             opt.step()
         return model, {k: v.numpy() for k, v in model.state_dict().items()}
 
+    def per_device(m):  # PyTorch's DataParallel: one call per device's chunk of the batch
+        return lambda inp: torch.cat([m(c) for c in inp.chunk(4)])
+
     _, ref = train(lambda m: m)
+    _, chunked = train(per_device)
     dp_model, dp = train(nn.DataParallel)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
     _, ddp = train(nn.parallel.DistributedDataParallel)
-    for got in (dp, ddp):
+    for got, want in ((dp, chunked), (ddp, ref)):
         for k in ref:
-            np.testing.assert_allclose(got[k], ref[k], rtol=1e-5, atol=1e-6, err_msg=k)
+            if got is dp and k.startswith("1."):  # running statistics: first chunk only
+                continue
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    assert dp["1.num_batches_tracked"] == 2
+    # SyncBatchNorm: on CPU with a process group PyTorch refuses to train; eval is BatchNorm
+    sync = nn.SyncBatchNorm.convert_sync_batchnorm(make())
+    try:
+        sync(x)
+    except ValueError as e:
+        assert "SyncBatchNorm expected input tensor to be on GPU" in str(e)
+    else:
+        raise AssertionError("SyncBatchNorm trained on CPU with a process group")
+    np.testing.assert_allclose(sync.eval()(x).detach().numpy(),
+                               make().eval()(x).detach().numpy(), rtol=1e-6)
     # the parameters stay on the CPU device; the SPMD program really used all four
     assert all(p._value.devices() == {jax.devices()[0]} for p in dp_model.parameters())
     seen = []
@@ -183,8 +200,9 @@ DATA_PARALLEL = textwrap.dedent("""
 """)
 
 
-def _run(code: str, *args, devices: int = 4, timeout: int = 240) -> subprocess.Popen:
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+def _run(code: str, *args, devices: int = 4, timeout: int = 240, env=None) -> subprocess.Popen:
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               **(env or {}))
     return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -298,3 +316,59 @@ def test_two_processes(tmp_path):
     assert r0["reduce"].tolist() == [1] and r1["reduce"].tolist() == [3]
     assert r0["scatter"].tolist() == [5] and r1["scatter"].tolist() == [6]
     assert r0["subgroup"].tolist() == [-1, -1] and r1["subgroup"].tolist() == [0, 1]
+
+
+SYNC_BATCHNORM = textwrap.dedent("""
+    import os, sys
+    rank, port = int(sys.argv[1]), sys.argv[2]  # on emulated GPUs: PyTorch syncs GPU inputs only
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE="2", RANK=str(rank))
+    import numpy as np
+    import jtorch as torch
+    import jtorch.distributed as dist
+
+    dist.init_process_group("gloo")
+    g = torch.Generator().manual_seed(0)
+    X, W = torch.randn(6, 3, 2, 2, generator=g), torch.randn(6, 3, 2, 2, generator=g)
+    rows = [slice(0, 2), slice(2, 6)][rank]  # the ranks hold different batch sizes
+
+    def make(cls):
+        m = cls(3)
+        with torch.no_grad():
+            m.weight.copy_(torch.tensor([1.0, 2.0, -1.0]))
+            m.bias.copy_(torch.tensor([0.0, 0.5, 1.0]))
+        return m
+
+    sync, ref = make(torch.nn.SyncBatchNorm).cuda(), make(torch.nn.BatchNorm2d)
+    x = X[rows].cuda().requires_grad_()
+    out = sync(x)
+    (out * W[rows].cuda()).sum().backward()
+    xr = X.clone().requires_grad_()
+    out_ref = ref(xr)
+    (out_ref * W).sum().backward()
+
+
+    def close(a, b):
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+
+
+    close(out, out_ref[rows])
+    close(x.grad, xr.grad[rows])
+    for name in ("weight", "bias"):
+        grad = getattr(sync, name).grad.clone()
+        dist.all_reduce(grad)  # per-rank gradients; DDP would sum (and average) them
+        close(grad, getattr(ref, name).grad)
+    close(sync.running_mean, ref.running_mean)
+    close(sync.running_var, ref.running_var)
+    assert int(sync.num_batches_tracked) == 1
+    print("OK")
+""")
+
+
+def test_sync_batchnorm_two_processes():
+    """SyncBatchNorm over two ranks (batches of 2 and 4) equals BatchNorm on all 6 rows."""
+    port = _free_port()
+    env = {"JTORCH_EMULATE_CUDA": "1"}
+    procs = [_run(SYNC_BATCHNORM, r, port, devices=2, env=env) for r in range(2)]
+    for p in procs:
+        assert _finish(p, timeout=180).strip().endswith("OK")

@@ -171,7 +171,7 @@ def test_detect_anomaly_nan():
             with torch.autograd.detect_anomaly():
                 (x.sqrt() * 0).sum().backward()
 
-    e, a = check(prog)
+    e, a = check(prog, raises=RuntimeError)
     assert str(a) == str(e)
 
 

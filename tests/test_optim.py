@@ -178,9 +178,9 @@ def test_load_state_dict_errors():
         opt2 = tm.optim.SGD([{"params": [w]}, {"params": [b]}])
         return opt, opt2
 
-    check(lambda tm: groups(tm)[0].load_state_dict(groups(tm)[1].state_dict()))
+    check(lambda tm: groups(tm)[0].load_state_dict(groups(tm)[1].state_dict()), raises=ValueError)
     check(lambda tm: tm.optim.SGD([params(tm)[0]]).load_state_dict(
-        groups(tm)[0].state_dict()))
+        groups(tm)[0].state_dict()), raises=ValueError)
 
 
 def test_state_is_live_and_inplace():
@@ -282,21 +282,22 @@ def test_hyperparameter_errors(name, kw, tt):
 
 
 def test_param_list_errors():
-    check(lambda tm: tm.optim.SGD([]))
-    check(lambda tm: tm.optim.SGD(tm.zeros(2, requires_grad=True)))
-    check(lambda tm: tm.optim.SGD([{"params": {tm.zeros(2, requires_grad=True)}}]))
+    check(lambda tm: tm.optim.SGD([]), raises=ValueError)
+    check(lambda tm: tm.optim.SGD(tm.zeros(2, requires_grad=True)), raises=TypeError)
+    check(lambda tm: tm.optim.SGD([{"params": {tm.zeros(2, requires_grad=True)}}]),
+          raises=TypeError)
     check(lambda tm: repr(tm.optim.SGD({tm.zeros(2, requires_grad=True)})))  # sets: top level
-    check(lambda tm: tm.optim.SGD([tm.zeros(2, requires_grad=True) * 2]))
-    check(lambda tm: tm.optim.SGD([1.0]))
+    check(lambda tm: tm.optim.SGD([tm.zeros(2, requires_grad=True) * 2]), raises=ValueError)
+    check(lambda tm: tm.optim.SGD([1.0]), raises=TypeError)
     check(lambda tm: tm.optim.SGD([("w", tm.zeros(2, requires_grad=True)),
-                                   tm.zeros(2, requires_grad=True)]))
+                                   tm.zeros(2, requires_grad=True)]), raises=ValueError)
 
     def duplicate(tm):
         w = tm.zeros(2, requires_grad=True)
         opt = tm.optim.SGD([w])
         opt.add_param_group({"params": [w]})
 
-    check(duplicate)
+    check(duplicate, raises=ValueError)
 
     def duplicate_in_group(tm):
         w = tm.zeros(2, requires_grad=True)

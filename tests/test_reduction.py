@@ -4,7 +4,7 @@ host-computed ops (unique, unique_consecutive, bincount, histc)."""
 from __future__ import annotations
 
 import pytest
-from conftest import check
+from conftest import check, raising
 
 NAN, INF = float("nan"), float("inf")
 
@@ -37,7 +37,7 @@ def test_half_sums_accumulate_in_float32():
 
 
 def test_mean_of_integers_raises():
-    check(lambda t: t.tensor([1, 2]).mean())
+    check(lambda t: t.tensor([1, 2]).mean(), raises=RuntimeError)
     check(lambda t: t.tensor([1, 2]).mean(dtype=t.float64))
 
 
@@ -146,11 +146,18 @@ def test_backward_from_both_outputs_of_one_node():
 
 
 @pytest.mark.parametrize("expr", [
-    lambda t: t.ones(0).max(), lambda t: t.ones(0, 2).max(0), lambda t: t.ones(0, 2).sum(),
-    lambda t: t.ones(0, 2).argmax(), lambda t: t.ones(2).sum(1), lambda t: t.ones(2).topk(3),
-    lambda t: t.ones(2, 3).kthvalue(4), lambda t: t.ones(2, 3).amax(-3),
-    lambda t: t.ones(0).amax(), lambda t: t.ones(2).cumsum(1), lambda t: t.ones(2).sort(2),
-    lambda t: t.ones(2).logsumexp(1), lambda t: t.ones(0).aminmax(),
+    raising(RuntimeError, lambda t: t.ones(0).max()),
+    raising(IndexError, lambda t: t.ones(0, 2).max(0)), lambda t: t.ones(0, 2).sum(),
+    raising(IndexError, lambda t: t.ones(0, 2).argmax()),
+    raising(IndexError, lambda t: t.ones(2).sum(1)),
+    raising(RuntimeError, lambda t: t.ones(2).topk(3)),
+    raising(RuntimeError, lambda t: t.ones(2, 3).kthvalue(4)),
+    raising(IndexError, lambda t: t.ones(2, 3).amax(-3)),
+    raising(RuntimeError, lambda t: t.ones(0).amax()),
+    raising(IndexError, lambda t: t.ones(2).cumsum(1)),
+    raising(IndexError, lambda t: t.ones(2).sort(2)),
+    raising(IndexError, lambda t: t.ones(2).logsumexp(1)),
+    raising(RuntimeError, lambda t: t.ones(0).aminmax()),
 ])
 def test_reduction_errors(expr):
     check(expr)
@@ -196,9 +203,11 @@ def test_bincount():
 
 
 @pytest.mark.parametrize("expr", [
-    lambda t: t.bincount(t.tensor([-1, 2])), lambda t: t.bincount(t.tensor([[1]])),
-    lambda t: t.bincount(t.tensor([1.0])), lambda t: t.bincount(t.tensor([1]), minlength=-1),
-    lambda t: t.bincount(t.tensor([1, 2]), t.tensor([1.0])),
+    raising(RuntimeError, lambda t: t.bincount(t.tensor([-1, 2]))),
+    raising(RuntimeError, lambda t: t.bincount(t.tensor([[1]]))),
+    raising(NotImplementedError, lambda t: t.bincount(t.tensor([1.0]))),
+    raising(RuntimeError, lambda t: t.bincount(t.tensor([1]), minlength=-1)),
+    raising(RuntimeError, lambda t: t.bincount(t.tensor([1, 2]), t.tensor([1.0]))),
 ])
 def test_bincount_errors(expr):
     check(expr)

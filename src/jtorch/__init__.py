@@ -126,23 +126,15 @@ _memory_format.attach()
 sparse.bind(globals())
 
 # Devices, torch.cuda, autocast and scale-out (issue 6).
-from . import accelerator, amp, cuda, distributed  # noqa: E402
-from .amp import (  # noqa: E402
-    autocast,
-    get_autocast_dtype,
-    is_autocast_available,
-    is_autocast_enabled,
-    set_autocast_dtype,
-    set_autocast_enabled,
-)
-
-amp.autocast_mode.install(globals(), nn.functional, Tensor)
-
 # torch.compile, torch.func and torch.vmap (issue 11); torch.fft and torch.special (issue 13);
 # distributions (issue 14); deployment (issue 16): torch.export, torch.jit, torch.onnx.
-from . import (  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402
     _dynamo,
+    accelerator,
+    amp,
     compiler,
+    cuda,
+    distributed,
     distributions,
     export,
     fft,
@@ -150,6 +142,19 @@ from . import (  # noqa: E402
     jit,
     onnx,
     special,
+)
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_available,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
 )
 from .compiler import compile  # noqa: E402
 from .func import vmap  # noqa: E402

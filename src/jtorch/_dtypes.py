@@ -160,6 +160,15 @@ def _scalar_dtype(x) -> dtype:
     raise TypeError(f"unsupported scalar type {type(x).__name__}")
 
 
+def numpy_scalar(x):
+    """A NumPy scalar as PyTorch's argument parser reads a ``Scalar``: NumPy integers are
+    ints, np.complex128 (a ``complex`` subclass) is complex, every other one is read as a
+    float: np.bool_ too, and np.complex64 loses its imaginary part."""
+    if isinstance(x, np.integer):
+        return builtins.int(x)
+    return builtins.complex(x) if isinstance(x, builtins.complex) else builtins.float(x)
+
+
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     """Combine a higher-priority result with a lower-priority one (torch's category rule)."""
     if higher is None:

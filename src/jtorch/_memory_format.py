@@ -69,6 +69,31 @@ sparse_csc = layout("sparse_csc")
 sparse_bsr = layout("sparse_bsr")
 sparse_bsc = layout("sparse_bsc")
 
+# Factories that make an empty sparse COO tensor for layout=torch.sparse_coo, as PyTorch.
+_SPARSE_FACTORIES = {"zeros", "empty", "zeros_like", "new_zeros", "new_empty"}
+
+
+def sparse_requested(name: str, requested, out=None) -> bool:
+    """PyTorch's reading of a factory's ``layout=``: False for the default (strided), True
+    where it makes an empty sparse COO tensor, and its errors everywhere else."""
+    if requested is None or requested is strided:
+        return False
+    if not isinstance(requested, layout):
+        raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not "
+                        f"{type(requested).__name__}")
+    if requested is not sparse_coo:
+        raise NotImplementedError(f"{name}(layout={requested}): jtorch implements only "
+                                  "torch.strided and torch.sparse_coo tensors")
+    if out is not None:
+        raise RuntimeError("layout Sparse does not match layout of out parameter (Strided)")
+    if name in ("ones", "full"):
+        raise RuntimeError("full(...) is not implemented for sparse layout")
+    if name not in _SPARSE_FACTORIES:
+        raise NotImplementedError(f"Could not run '{name}' with arguments from the "
+                                  "'SparseCPU' backend: it makes no sparse tensors")
+    return True
+
+
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")

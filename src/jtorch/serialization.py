@@ -18,6 +18,7 @@ from __future__ import annotations
 import _compat_pickle
 import contextlib
 import io
+import mmap
 import os
 import pickle
 import struct
@@ -489,10 +490,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     ``weights_only`` defaults to True, as in PyTorch: only tensors, primitive containers
     and allowlisted globals load; anything else raises ``pickle.UnpicklingError``.
+    ``mmap=True`` maps the file instead of reading it whole; each storage is then read
+    from the map.
+
+    Differences from PyTorch: loaded tensors never share memory with the mapped file
+    (JAX arrays own their buffers), so mmap saves reading the file up front, not the
+    tensors' memory.
     """
     if weights_only is None:
         weights_only = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") in ("0", "")
-    data = _open(f)
+    data = _mapped(f) if mmap else _open(f)
     _StorageBases.current = {}
     try:
         if data[:4] == b"PK\x03\x04":
@@ -502,8 +509,46 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         _StorageBases.current = None
 
 
-def _load_zip(data: bytes, map_location, weights_only, pickle_load_args):
-    zf = zipfile.ZipFile(io.BytesIO(data))
+def _mapped(f) -> mmap.mmap:
+    """The checkpoint file ``f`` mapped read-only (zip format only, as PyTorch)."""
+    if not isinstance(f, str | os.PathLike):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    with open(f, "rb") as fh:
+        data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if data[:4] != b"PK\x03\x04":
+        raise RuntimeError(f"mmap can only be used with files saved with `torch.save({f}, "
+                           "_use_new_zipfile_serialization=True), please torch.save your "
+                           "checkpoint with this option in order to use mmap.")
+    return data
+
+
+class _MapFile(io.RawIOBase):
+    """A seekable file over a memory map, for zipfile (which reads records from it)."""
+
+    def __init__(self, mapped: mmap.mmap):
+        self.mapped = mapped
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, pos, whence=0) -> int:
+        self.mapped.seek(pos, whence)
+        return self.mapped.tell()
+
+    def tell(self) -> int:
+        return self.mapped.tell()
+
+    def readinto(self, buffer) -> int:
+        chunk = self.mapped.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+def _load_zip(data, map_location, weights_only, pickle_load_args):
+    zf = zipfile.ZipFile(_MapFile(data) if isinstance(data, mmap.mmap) else io.BytesIO(data))
     names = zf.namelist()
     pkl = next((n for n in names if n.endswith("/data.pkl") and n.count("/") == 1), None)
     if pkl is None:

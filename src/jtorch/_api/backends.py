@@ -22,11 +22,20 @@ def get_float32_matmul_precision() -> str:
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Record the flag. XLA's CPU kernels are deterministic; jtorch raises for no op."""
+    """Ask for deterministic kernels: XLA's CPU kernels are; on a GPU this sets XLA's
+    deterministic-ops flag (see ``_flags.require_determinism``).
+
+    Differences from PyTorch: no op raises (or warns, ``warn_only``) for lacking a
+    deterministic implementation, since under that flag every XLA kernel has one."""
     if not isinstance(mode, bool):
         raise TypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) must "
                         f"be bool, not {type(mode).__name__}")
-    _flags._state.update(deterministic=mode, warn_only=bool(warn_only))
+    if not isinstance(warn_only, bool):
+        raise TypeError("_set_deterministic_algorithms(): argument 'warn_only' must be bool, "
+                        f"not {type(warn_only).__name__}")
+    if mode:
+        _flags.require_determinism("torch.use_deterministic_algorithms(True)")
+    _flags._state.update(deterministic=mode, warn_only=warn_only)
 
 
 def are_deterministic_algorithms_enabled() -> bool:

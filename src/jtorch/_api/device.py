@@ -11,18 +11,15 @@ from .._device import device as Device
 from .._device import get_default_device, set_default_device
 from ..eager import methods as _methods
 from ..eager.tensor import Tensor
-from ..eager.transfer import to_device
 
 __all__ = ["set_default_device", "get_default_device"]
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=None) -> Tensor:
-    if device is None:
-        return to_device(self, Device("cuda"))
-    dev = Device(device)
+    dev = Device("cuda" if device is None else device)
     if dev.type != "cuda":
         raise RuntimeError("Invalid device, must be cuda device")
-    return to_device(self, dev)
+    return self.to(dev, non_blocking=non_blocking, memory_format=memory_format)
 
 
 def _pin_memory(self, device=None) -> Tensor:

@@ -1,6 +1,6 @@
 """Process-wide settings and small utilities of the torch namespace: CPU threads, warning
-and anomaly flags, denormals, the autocast cache flags, ``typename``,
-``set_default_tensor_type`` and the deprecated ``torch.range``.
+and anomaly flags, denormals, ``typename``, ``set_default_tensor_type`` and the deprecated
+``torch.range``.
 
 Threads: XLA sizes its CPU thread pool once, when JAX starts its CPU backend, and has no
 knob for an exact size. ``set_num_threads(1)`` before that point turns off XLA's
@@ -20,17 +20,13 @@ from .. import cpu  # noqa: F401 - torch.cpu is an attribute of the torch namesp
 from ..eager.autograd import grad_mode
 from ..eager.tensor import Tensor
 
-__all__ = ["autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
-           "get_device_module",
-           "get_num_interop_threads", "get_num_threads", "init_num_threads",
-           "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_autocast_cache_enabled",
-           "is_vulkan_available", "is_warn_always_enabled", "range", "set_anomaly_enabled",
-           "set_autocast_cache_enabled", "set_default_tensor_type", "set_flush_denormal",
-           "set_num_interop_threads", "set_num_threads", "set_warn_always",
-           "thread_safe_generator", "typename"]
+__all__ = ["get_device_module", "get_num_interop_threads", "get_num_threads", "init_num_threads",
+           "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_vulkan_available",
+           "is_warn_always_enabled", "range", "set_anomaly_enabled", "set_default_tensor_type",
+           "set_flush_denormal", "set_num_interop_threads", "set_num_threads",
+           "set_warn_always", "thread_safe_generator", "typename"]
 
-_state = {"threads": None, "interop": None, "warn_always": False, "autocast_cache": True,
-          "autocast_nesting": 0}
+_state = {"threads": None, "interop": None, "warn_always": False}
 
 
 def _cpus() -> int:
@@ -125,29 +121,6 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 def is_vulkan_available() -> bool:
     return False
-
-
-def is_autocast_cache_enabled() -> bool:
-    return _state["autocast_cache"]
-
-
-def set_autocast_cache_enabled(enabled: bool) -> None:
-    """Record the flag: jtorch's autocast keeps no cast cache, so casts are always fresh."""
-    _state["autocast_cache"] = bool(enabled)
-
-
-def clear_autocast_cache() -> None:
-    """Nothing to clear: jtorch's autocast keeps no cast cache."""
-
-
-def autocast_increment_nesting() -> int:
-    _state["autocast_nesting"] += 1
-    return _state["autocast_nesting"]
-
-
-def autocast_decrement_nesting() -> int:
-    _state["autocast_nesting"] -= 1
-    return _state["autocast_nesting"]
 
 
 def thread_safe_generator():

@@ -1,14 +1,8 @@
-"""torch.amp: ``autocast`` and ``GradScaler``."""
+"""torch.amp: ``autocast``, ``custom_fwd``/``custom_bwd`` and ``GradScaler``."""
 
-from .autocast_mode import (
-    autocast,
-    get_autocast_dtype,
-    is_autocast_available,
-    is_autocast_enabled,
-    set_autocast_dtype,
-    set_autocast_enabled,
-)
+from . import autocast_mode, grad_scaler
+from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available
 from .grad_scaler import GradScaler
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled",
-           "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype"]
+__all__ = ["autocast", "custom_fwd", "custom_bwd", "GradScaler", "is_autocast_available",
+           "autocast_mode", "grad_scaler"]

@@ -1,6 +1,6 @@
 """torch.autograd: backward, grad, Function, grad mode and numerical gradient checks."""
 
-from ..eager.autograd.engine import backward, grad
+from ..eager.autograd.engine import backward
 from ..eager.autograd.function import Function, FunctionCtx, once_differentiable
 from ..eager.autograd.grad_mode import (
     detect_anomaly,
@@ -15,6 +15,7 @@ from ..eager.autograd.grad_mode import (
 )
 from ..eager.autograd.node import Node
 from . import function, functional, grad_mode, graph, profiler
+from ._grad import grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [

@@ -1,10 +1,10 @@
 """gradcheck/gradgradcheck: compare autograd's Jacobian with central finite differences.
 
-Differences from PyTorch: only the slow (full Jacobian) mode is implemented; ``fast_mode``,
-batched and forward-mode checks are accepted and ignored, and complex inputs are not
-supported. Perturbed inputs are fresh tensors rather than in-place edits of the inputs, so
-the graph the analytical Jacobian comes from never sees a version bump; a ``func`` that
-reads the inputs through a closure rather than its arguments is not supported.
+Differences from PyTorch: forward-mode checks raise NotImplementedError (jtorch has no
+forward AD), complex and sparse inputs are not supported. Perturbed inputs are fresh
+tensors rather than in-place edits of the inputs, so the graph the analytical Jacobian
+comes from never sees a version bump; a ``func`` that reads the inputs through a closure
+rather than its arguments is not supported.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _numerical(func, inputs, i, eps):
     return [np.stack([c[k] for c in cols]) if cols else None for k in range(n_out)]
 
 
-def _analytical(outputs, diff_inputs):
+def _analytical(outputs, diff_inputs, check_dtypes=False):
     """``J[k][i]`` of shape (numel of input i, numel of output k), one backward per row."""
     jac = []
     for out in outputs:
@@ -72,19 +72,28 @@ def _analytical(outputs, diff_inputs):
                           retain_graph=True, allow_unused=True)
             for m, g in enumerate(grads):
                 if g is not None:
+                    x = diff_inputs[m]
+                    if check_dtypes and g.dtype is not x.dtype:
+                        raise GradcheckError("Gradient has dtype mismatch")
+                    if check_dtypes and g.device != x.device:
+                        raise GradcheckError("Gradient has device mismatch")
                     per_input[m][:, j] = _host(g)
         jac.append(per_input)
     return jac
 
 
-def _fail(msg, raise_exception):
-    if raise_exception:
-        raise GradcheckError(msg)
-    return False
-
-
 def _show(jac: np.ndarray) -> str:
     return repr(_tensor(jac, None).double())
+
+
+_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was {tol}.")
+_UNDEFINED = (
+    "Expected all input grads to be undefined or zero when all output grads are undefined or "
+    'zero. Please look at "Notes about undefined output gradients" in '
+    '"tools/autograd/derivatives.yaml"')
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -92,8 +101,37 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False,
               masked=None) -> bool:
-    """True when ``func``'s autograd gradients match finite differences on ``inputs``."""
+    """True when ``func``'s autograd gradients match finite differences on ``inputs``.
+
+    Differences from PyTorch: forward-mode checks (``check_forward_ad``,
+    ``check_batched_forward_grad``) raise NotImplementedError (jtorch has no forward AD),
+    and so do sparse inputs (``masked``); ``check_undefined_grad`` feeds zero output
+    gradients where PyTorch feeds undefined ones.
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
+    if check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError("gradcheck(check_forward_ad=True): jtorch has no forward-mode "
+                                  "AD (torch.autograd.forward_ad) to check")
     inputs = tuple(_as_tuple(inputs))
+    if any(type(x).__name__ == "SparseTensor" for x in inputs):
+        raise NotImplementedError("gradcheck of sparse inputs (masked=...): jtorch checks "
+                                  "strided inputs only")
+    diff = _diff_inputs(inputs)
+    try:
+        _check(func, inputs, diff, eps, atol, rtol, nondet_tol, check_grad_dtypes, fast_mode)
+        if check_batched_grad:
+            _check_batched(func, inputs, diff, atol, rtol)
+        _check_zero_grads(func, inputs, diff, check_undefined_grad)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _diff_inputs(inputs):
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
         raise ValueError(
@@ -105,27 +143,102 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
-                "precision floating point or complex. ", UserWarning, stacklevel=2,
+                "precision floating point or complex. ", UserWarning, stacklevel=3,
             )
+    return diff
+
+
+def _check(func, inputs, diff, eps, atol, rtol, nondet_tol, check_dtypes, fast_mode):
+    """The Jacobians (or, in fast mode, v^T J u) against central differences."""
     outputs = _float_outputs(_as_tuple(func(*inputs)))
+    if fast_mode:
+        return _check_fast(func, inputs, diff, outputs, eps, atol, rtol)
     numerical = {i: _numerical(func, inputs, i, eps) for i in diff}
     for k, out in enumerate(outputs):
         if not out.requires_grad:
             if any(np.abs(numerical[i][k]).max(initial=0) > atol for i in diff):
-                return _fail("Numerical gradient for function expected to be zero",
-                             raise_exception)
+                raise GradcheckError("Numerical gradient for function expected to be zero")
     diff_outputs = [o for o in outputs if o.requires_grad]
-    analytical = _analytical(diff_outputs, [inputs[i] for i in diff])
+    wrt = [inputs[i] for i in diff]
+    analytical = _analytical(diff_outputs, wrt, check_dtypes)
     out_pos = [k for k, o in enumerate(outputs) if o.requires_grad]
     for k_diff, k in enumerate(out_pos):
         for m, i in enumerate(diff):
             num, ana = numerical[i][k], analytical[k_diff][m]
             if not np.allclose(ana, num, rtol=rtol, atol=atol):
-                return _fail(
+                raise GradcheckError(
                     f"Jacobian mismatch for output {k_diff} with respect to input {i},\n"
-                    f"numerical:{_show(num)}\nanalytical:{_show(ana)}\n", raise_exception,
-                )
-    return True
+                    f"numerical:{_show(num)}\nanalytical:{_show(ana)}\n")
+    again = _analytical(diff_outputs, wrt, check_dtypes)  # PyTorch checks reentrancy too
+    for first, second in zip(analytical, again, strict=True):
+        for a, b in zip(first, second, strict=True):
+            if np.abs(a - b).max(initial=0) > nondet_tol:
+                raise GradcheckError(_REENTRANT.format(tol=nondet_tol))
+
+
+def _check_fast(func, inputs, diff, outputs, eps, atol, rtol):
+    """PyTorch's fast mode: compare v^T J u for random u (inputs) and v (outputs)."""
+    rng = np.random.default_rng(0)
+    us = {i: rng.uniform(0, 1, inputs[i]._shape) for i in diff}
+    vs = [rng.uniform(0, 1, o._shape) for o in outputs]
+    for i in diff:
+        x, u = inputs[i], us[i]
+        base = np.asarray(x.detach()._value)
+        evals = []
+        for sign in (1, -1):
+            args = list(inputs)
+            args[i] = _tensor(base + sign * eps * u, x.dtype, x.requires_grad)
+            evals.append([_host(o) for o in _float_outputs(_as_tuple(func(*args)))])
+        for k, out in enumerate(outputs):
+            v = vs[k].reshape(-1)
+            num = float(v @ ((evals[0][k] - evals[1][k]) / (2 * eps)))
+            ana = 0.0
+            if out.requires_grad:
+                (g,) = _grad(out, (x,), _tensor(vs[k], out.dtype), retain_graph=True,
+                             allow_unused=True)
+                ana = 0.0 if g is None else float(_host(g) @ u.reshape(-1))
+            tol = atol * np.abs(u).sum() * np.abs(v).sum()
+            if not np.isclose(ana, num, rtol=rtol, atol=tol):
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"numerical:{num}\nanalytical:{ana}\n\nThe above quantities relating the "
+                    "numerical and analytical jacobians are computed \nin fast mode.")
+
+
+def _check_batched(func, inputs, diff, atol, rtol):
+    """Gradients for a batch of grad_outputs (is_grads_batched) equal one backward per row."""
+    from ._grad import grad as grad_batched
+
+    rng = np.random.default_rng(1)
+    wrt = [inputs[i] for i in diff]
+    for k, out in enumerate(o for o in _float_outputs(_as_tuple(func(*inputs)))
+                            if o.requires_grad):
+        batch = _tensor(rng.uniform(-1, 1, (2, *out._shape)), out.dtype)
+        together = grad_batched(out, wrt, batch, retain_graph=True, allow_unused=True,
+                                is_grads_batched=True)
+        for b in range(2):
+            alone = _grad(out, wrt, batch[b], retain_graph=True, allow_unused=True)
+            for m, (t, a) in enumerate(zip(together, alone, strict=True)):
+                if (t is None) != (a is None) or (
+                        a is not None and not np.allclose(_host(t[b]), _host(a), rtol, atol)):
+                    raise GradcheckError(f"Batched grad mismatch for output {k} with respect "
+                                         f"to input {diff[m]}")
+
+
+def _check_zero_grads(func, inputs, diff, each_output):
+    """Zero output gradients give zero (or no) input gradients: all at once, as PyTorch's
+    backward_mul_by_grad_output check, and one output at a time (check_undefined_grad)."""
+    outputs = [o for o in _float_outputs(_as_tuple(func(*inputs))) if o.requires_grad]
+    wrt = [inputs[i] for i in diff]
+    subsets = [outputs]
+    if each_output and len(outputs) > 1:
+        subsets += [[o] for o in outputs]
+    for n, outs in enumerate(subsets):
+        zeros = [_tensor(np.zeros(o._shape), o.dtype) for o in outs]
+        grads = _grad(outs, wrt, zeros, retain_graph=True, allow_unused=True)
+        if any(g is not None and np.any(_host(g) != 0) for g in grads):
+            raise GradcheckError("backward not multiplied by grad_output" if n == 0
+                                 else _UNDEFINED)
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -136,16 +249,22 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     """gradcheck of the first derivative, built with ``create_graph=True``.
 
     Differences from PyTorch: default ``grad_outputs`` are drawn from NumPy's generator
-    (seed 0), not torch's.
+    (seed 0), not torch's; ``check_fwd_over_rev`` raises NotImplementedError (no forward
+    AD).
     """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or "
+                             "check_rev_over_rev to be True")
+    if check_fwd_over_rev:
+        raise NotImplementedError("gradgradcheck(check_fwd_over_rev=True): jtorch has no "
+                                  "forward-mode AD (torch.autograd.forward_ad) to check")
     inputs = tuple(_as_tuple(inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         outs = [o for o in _as_tuple(func(*inputs))
                 if isinstance(o, Tensor) and o.requires_grad]
-        grad_outputs = tuple(
-            _tensor(rng.uniform(-1, 1, o._shape), o.dtype, requires_grad=True) for o in outs
-        )
+        grad_outputs = tuple(_grad_output(rng.uniform(-1, 1, o._shape), o.dtype,
+                                          gen_non_contig_grad_outputs) for o in outs)
     grad_outputs = tuple(_as_tuple(grad_outputs))
     n = len(inputs)
 
@@ -157,4 +276,16 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     fast_mode=fast_mode, masked=masked)
+
+
+def _grad_output(arr: np.ndarray, dtype, non_contiguous: bool) -> Tensor:
+    """A random grad_output requiring grad; non-contiguous (every other element of a wider
+    leaf) when asked, as PyTorch's gen_non_contig_grad_outputs."""
+    if not non_contiguous or not arr.ndim:
+        return _tensor(arr, dtype, requires_grad=True)
+    wide = _tensor(np.repeat(arr, 2, axis=-1), dtype, requires_grad=True)
+    return wide[..., ::2]

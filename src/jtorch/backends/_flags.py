@@ -8,6 +8,7 @@ and the functional layer then asks for full float32 precision itself.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import jax
@@ -35,3 +36,24 @@ def has_gpu() -> bool:
         return bool(jax.devices("gpu"))
     except RuntimeError:
         return False
+
+
+_DETERMINISTIC_XLA = "--xla_gpu_deterministic_ops=true"
+
+
+def require_determinism(what: str) -> None:
+    """Make XLA's GPU kernels deterministic (scatter-add, some reductions are not by
+    default). XLA reads the flag when its backends start: before that, set it; after,
+    warn when a GPU runs without it. XLA's CPU kernels are deterministic already."""
+    from jax._src import xla_bridge
+
+    flags = os.environ.get("XLA_FLAGS", "")
+    if _DETERMINISTIC_XLA in flags:
+        return
+    if not xla_bridge.backends_are_initialized():
+        os.environ["XLA_FLAGS"] = f"{flags} {_DETERMINISTIC_XLA}".strip()
+    elif has_gpu():
+        warnings.warn(f"{what}: JAX's GPU backend has already started without "
+                      f"XLA_FLAGS={_DETERMINISTIC_XLA}, so some GPU kernels stay "
+                      "nondeterministic; set it before the first tensor is made",
+                      UserWarning, stacklevel=3)

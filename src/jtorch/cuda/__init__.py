@@ -4,9 +4,11 @@
 build: ``is_available()`` is False, ``device_count()`` 0, and calls that need a device
 raise ``AssertionError: Torch not compiled with CUDA enabled``.
 
-Differences from PyTorch: random numbers on every device come from the one default
-generator (``torch.manual_seed``), so ``manual_seed``/``manual_seed_all``/``seed`` here
-are accepted and change nothing; without CUDA, ``set_device``/``reset_peak_memory_stats``/
+Each GPU has its own default generator (``manual_seed``/``seed`` seed the current one,
+``*_all`` every one, ``torch.manual_seed`` all of them and the CPU's); without CUDA the
+seeding calls do nothing, as PyTorch defers them until CUDA starts.
+
+Differences from PyTorch: without CUDA, ``set_device``/``reset_peak_memory_stats``/
 ``memory_summary`` raise AssertionError (PyTorch's CPU build fails there with an
 AttributeError or KeyError of its internals).
 """
@@ -220,41 +222,55 @@ def ipc_collect() -> None:
 # ------------------------------------------------------------------ random numbers
 
 
+def _generator(device=None):
+    from .._device import device as _Device
+    from ..eager.random import generator_for
+
+    return generator_for(_Device("cuda", _index(device)))
+
+
+def _lazy(fn):
+    """PyTorch defers seeding calls until CUDA starts: without a GPU they do nothing."""
+    if is_available():
+        fn()
+
+
 def manual_seed(seed) -> None:
-    int(seed)
+    """Seed the current GPU's generator."""
+    seed = int(seed)
+    _lazy(lambda: _generator().manual_seed(seed))
 
 
 def manual_seed_all(seed) -> None:
-    int(seed)
+    seed = int(seed)
+    _lazy(lambda: [_generator(i).manual_seed(seed) for i in range(device_count())])
 
 
 def seed() -> None:
-    pass
+    """Seed the current GPU's generator from the OS's entropy."""
+    _lazy(lambda: _generator().seed())
 
 
 def seed_all() -> None:
-    pass
+    """Seed every GPU's generator with one seed from the OS's entropy."""
+    def run():
+        s = _generator(0).seed()
+        for i in range(1, device_count()):
+            _generator(i).manual_seed(s)
+
+    _lazy(run)
 
 
 def initial_seed() -> int:
-    from ..eager.random import default_generator
-
-    _index()
-    return default_generator.initial_seed()
+    return _generator().initial_seed()
 
 
 def get_rng_state(device="cuda"):
-    from ..eager.random import default_generator
-
-    _index(device)
-    return default_generator.get_state()
+    return _generator(device).get_state()
 
 
 def set_rng_state(new_state, device="cuda") -> None:
-    from ..eager.random import default_generator
-
-    _index(device)
-    default_generator.set_state(new_state)
+    _generator(device).set_state(new_state)
 
 
 def get_rng_state_all() -> list:

@@ -7,6 +7,7 @@ import warnings
 
 from .. import _dtypes as D
 from ..amp import autocast as _autocast
+from ..amp import autocast_mode as _amp
 from ..amp.grad_scaler import GradScaler as _GradScaler
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
@@ -32,11 +33,16 @@ class GradScaler(_GradScaler):
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
-    """Accepted for ``autograd.Function.forward``; runs ``fwd`` as is (no autocast change)."""
-    if fwd is None:
-        return lambda f: f
-    return fwd
+    """Deprecated: ``torch.amp.custom_fwd(fwd, device_type="cuda", cast_inputs=...)``."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
 
 
 def custom_bwd(bwd):
-    return bwd
+    """Deprecated: ``torch.amp.custom_bwd(bwd, device_type="cuda")``."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_bwd(bwd, device_type="cuda")

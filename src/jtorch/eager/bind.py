@@ -59,11 +59,16 @@ def call(spec, names, vals, statics, out=None):
     leaves, lens = [], []
     for v in vals:
         if isinstance(v, list | tuple):
+            for j, x in enumerate(v):
+                if isinstance(x, np.ndarray):
+                    raise TypeError(f"expected Tensor as element {j} in argument "
+                                    f"{len(lens)}, but got numpy.ndarray")
             leaves.extend(v)
             lens.append(len(v))
         else:
-            # A NumPy scalar is a Python number to PyTorch (np.float64 even subclasses float).
-            leaves.append(v.item() if isinstance(v, np.generic) else v)
+            if type(v) is not Tensor and isinstance(v, np.generic | np.ndarray):
+                v = _numpy_operand(spec, names[len(lens)], v)
+            leaves.append(v)
             lens.append(-1)
     # True == 1 and hash alike: without the flags, std(x, True) (unbiased) would reuse the
     # kernel of std(x, 1) (dim 1).
@@ -97,6 +102,14 @@ def _raise_missing(vals) -> None:
     for v in vals:
         if type(v) is _Missing:
             v._raise()
+
+
+def _numpy_operand(spec, name, v):
+    """A NumPy operand as PyTorch's argument parser reads it: a scalar is a number (see
+    ``numpy_scalar``); an ndarray is no tensor (the dunders defer to NumPy instead)."""
+    if isinstance(v, np.ndarray):
+        raise TypeError(f"{spec.name}(): argument '{name}' must be Tensor, not numpy.ndarray")
+    return _dtypes.numpy_scalar(v)
 
 
 def _name_thunk(name_fn, static_names, statics, names, vals):
@@ -327,9 +340,9 @@ def _resolve_aliases(name, given, values, defaults, plan):
     return out
 
 
-def _gen_op(spec):
+def _gen_op(spec, dunder: bool = False):
     params = _params(spec)
-    g = {"_spec": spec, "_call": call, "_f": _freeze}
+    g = {"_spec": spec, "_call": call, "_f": _freeze, "_nd": np.ndarray}
     prologue, optional, rest = _alias_prologue(spec.name, params, g)
     sig = _sig_text(params, g, ("out",) if spec.out else (), optional, rest)
     dyn = [p for p in params if p.name not in spec.static]
@@ -337,6 +350,11 @@ def _gen_op(spec):
     # Locals are underscored: a parameter may be called ``n`` or ``v`` (torch.diff's n).
     body = [*prologue, f"    _n = [{', '.join(repr(n) for n in req)}]",
             f"    _v = [{', '.join(req)}]"]
+    if dunder:  # PyTorch's dunders reject an ndarray operand and so leave it to NumPy,
+        other = params[1].name  # except ``==``, which reads it as a tensor
+        act = f"{other} = _np_tensor({other})" if spec.name == "eq" else "return NotImplemented"
+        body.insert(0, f"    if isinstance({other}, _nd): {act}")
+        g["_np_tensor"] = _np_tensor
     for p in dyn:
         if p.default is not _MISSING:
             body.append(f"    if {p.name} is not _d_{p.name}:")
@@ -390,11 +408,20 @@ def _varargs_method(fn, param: str):
     return method
 
 
+def _np_tensor(array):
+    from .creation import as_tensor
+
+    return as_tensor(array)
+
+
 def _inplace(spec, fn, name):
     """``x.op_(...)``: the op out of place, then committed into ``x`` (views, versions, grad)."""
     internal = spec.name not in _MAY_WRITE_EXPANDED
+    dunder = name.startswith("__")
 
     def method(self, *args, **kwargs):
+        if dunder and isinstance(args[0], np.ndarray):
+            return NotImplemented  # Python falls back to ``x = x op other``: NumPy's result
         views.check_inplace(self)
         if spec.pointwise and spec.promotion == "default":
             _check_inplace_dtype(self, args, kwargs)
@@ -428,6 +455,10 @@ def _check_inplace_dtype(self, args, kwargs) -> None:
 
 def _reflected(fn, name):
     def method(self, other):
+        if isinstance(other, np.ndarray):
+            # PyTorch computes ``other / self`` as ``self.reciprocal() * other`` (NumPy's
+            # multiply, then); its other reflected ops reject the ndarray.
+            return self.reciprocal() * other if name == "__rtruediv__" else NotImplemented
         return fn(other, self)
 
     method.__name__ = name
@@ -469,6 +500,8 @@ def bind_all(namespace: dict) -> None:
         if fn is None:
             continue
         _BOUND[spec.name] = fn
+        # In-place forms get their own copy: ``route`` (autocast) must not reach them.
+        inplace_fn = _private_copy(fn) if spec.kind == "op" else fn
         names = (spec.name, *spec.aliases)
         for name in names:
             if spec.function and not name.startswith("_"):
@@ -477,16 +510,17 @@ def bind_all(namespace: dict) -> None:
                 method = _varargs_method(fn, spec.varargs) if spec.varargs else fn
                 setattr(Tensor, name, method)
             if spec.inplace:
-                setattr(Tensor, name + "_", _inplace(spec, fn, name + "_"))
+                setattr(Tensor, name + "_", _inplace(spec, inplace_fn, name + "_"))
+        dunder = _gen_op(spec, dunder=True) if spec.dunders and len(_params(spec)) > 1 else fn
+        if spec.kind == "op":
+            _ROUTES[spec.name] = (fn.__globals__, dunder.__globals__)
         for d in spec.dunders:
             if d in _INPLACE_DUNDERS:
-                setattr(Tensor, f"__{d}__", _inplace(spec, fn, f"__{d}__"))
-            elif d in _COMMUTATIVE_DUNDERS:  # keep self first, as PyTorch's graph does
-                setattr(Tensor, f"__{d}__", fn)
-            elif d in _REFLECTED_DUNDERS:
+                setattr(Tensor, f"__{d}__", _inplace(spec, inplace_fn, f"__{d}__"))
+            elif d in _REFLECTED_DUNDERS and d not in _COMMUTATIVE_DUNDERS:
                 setattr(Tensor, f"__{d}__", _reflected(fn, f"__{d}__"))
-            else:
-                setattr(Tensor, f"__{d}__", fn)
+            else:  # forward, or commutative and so keeping self first as PyTorch's graph does
+                setattr(Tensor, f"__{d}__", dunder)
 
 
 _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "matmul",
@@ -499,3 +533,25 @@ _COMMUTATIVE_DUNDERS = {"radd", "rmul", "rand", "ror", "rxor"}
 
 def bound(name: str):
     return _BOUND[name]
+
+
+_ROUTES: dict = {}  # op name -> the globals of its generated bindings (function, dunder)
+
+
+def route(names, via=None) -> None:
+    """Make the listed ops' bindings (not their in-place forms) call ``via`` instead of
+    ``call`` (same arguments), or ``call`` again with ``via=None``. Autocast uses it, so
+    that while it is off the bindings cost nothing extra."""
+    for name in names:
+        for g in _ROUTES.get(name, ()):
+            g["_call"] = call if via is None else via
+
+
+def _private_copy(fn):
+    """``fn`` with its own globals, untouched by ``route``."""
+    import types
+
+    copy = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__, copy.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    return copy

@@ -317,7 +317,9 @@ def _scalar_arg(x):
         if x.dim() != 0:
             raise TypeError(f"argument must be Number, not Tensor of {x.dim()} dims")
         return x.item()
-    return x.item() if isinstance(x, np.generic) else x
+    if isinstance(x, np.ndarray):
+        raise TypeError("argument must be Number, not numpy.ndarray")
+    return D.numpy_scalar(x) if isinstance(x, np.generic) else x
 
 
 def _emit(name: str, value, out, requires_grad: bool, device) -> Tensor:
@@ -351,6 +353,7 @@ def _factory(spec):
     def factory(*args, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
+        sparse = MF.sparse_requested(spec.name, layout, out)
         device = _target(device)
         if memory_format is not None and spec.name != "empty":
             raise TypeError(f"{spec.name}() got an unexpected keyword argument 'memory_format'")
@@ -358,6 +361,8 @@ def _factory(spec):
             if spec.varargs in kwargs:
                 args = (*args, kwargs.pop(spec.varargs))
             args = (_size_args(spec.name, args),)
+            if sparse:
+                return SPARSE_ZEROS[0](args[0], dtype, device, requires_grad)
         elif spec.name == "full":
             args = (_size_args(spec.name, args[:1]), *map(_scalar_arg, args[1:]))
             kwargs = {k: _scalar_arg(v) for k, v in kwargs.items()}
@@ -378,6 +383,8 @@ def _like(name, base):
     def like(input, *args, dtype=None, layout=None, device=None, requires_grad=False,
              memory_format=None, generator=None, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else input.dtype
+        if MF.sparse_requested(name, layout):
+            return SPARSE_ZEROS[0](input._shape, dtype, device or input.device, requires_grad)
         device = _target(device if device is not None else input.device)
         if name in ("rand_like", "randn_like"):
             value = random_ops.draw(base, _registry.REGISTRY[base].fn, generator,
@@ -406,6 +413,9 @@ def _new(base):
             pin_memory=False, **kwargs):
         dtype = D.to_dtype(dtype) if dtype is not None else self.dtype
         device = device if device is not None else self.device
+        if MF.sparse_requested(f"new_{base}", layout):
+            size = _size_args(f"new_{base}", args or (kwargs["size"],))
+            return SPARSE_ZEROS[0](size, dtype, device, requires_grad)
         if base == "tensor":
             if isinstance(args[0], Tensor):
                 warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning,
@@ -423,6 +433,10 @@ def _new(base):
 
     new.__name__ = f"new_{base}"
     return new
+
+
+# Set by jtorch.sparse: (size, dtype, device, requires_grad) -> an empty sparse COO tensor.
+SPARSE_ZEROS: list = [None]
 
 
 def zeros(*size, **kw):

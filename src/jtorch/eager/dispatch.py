@@ -8,8 +8,6 @@ that calls ``jax.vjp``; no call traces or differentiates anything per op call.
 
 from __future__ import annotations
 
-import weakref
-
 import jax
 import numpy as np
 
@@ -129,7 +127,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             elif a.dtype._kind >= 2:
                 edges.append((None, 0))
             if _saves_input(saves, i, diff_idx):
-                saved.append((a._vc, a._vc.version, (a.dtype, a._shape, weakref.ref(a), 0)))
+                # The value too: a write through ``.data`` changes it without a version.
+                saved.append((a._vc, a._vc.version, (a.dtype, a._shape, a, 0), vals[i]))
         elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
             edges.append((None, 0))
     meta = [(o.shape, o.dtype) if _is_float(o.dtype) else None for o in flat]
@@ -144,7 +143,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         if m is not None:
             t._grad_fn, t._output_nr = node, nr
             if saves in ("out", "all"):
-                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, None, nr)))
+                st = t._storage
+                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr), st.value))
     return tuple(outs) if isinstance(out, tuple) else outs[0]
 
 

@@ -68,7 +68,10 @@ def to(self, *args, **kwargs) -> Tensor:
     return to_device(out, dev, non_blocking=kwargs.get("non_blocking", False))
 
 
-def _convert(self, dtype, copy, fmt) -> Tensor:
+def _convert(self, dtype, copy, fmt, name="to") -> Tensor:
+    if fmt is not None and not isinstance(fmt, MF.memory_format):
+        raise TypeError(f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(fmt).__name__}")
     same = (dtype is None or dtype is self.dtype) and not copy
     if fmt is not None and fmt is not MF.preserve_format:
         if same and MF.suggest_memory_format(self._shape, self.stride()) is fmt:
@@ -85,10 +88,12 @@ def _to_dtype(x, dtype):
     return _op("_to_dtype", x, dtype=dtype)
 
 
-def _dtype_method(dtype):
+def _dtype_method(dtype, name):
     def method(self, memory_format=None):
-        return self if self.dtype is dtype else _to_dtype(self, dtype)
+        """``x.float()`` & co.: ``x.to(dtype, memory_format=...)``."""
+        return _convert(self, dtype, False, memory_format, name)
 
+    method.__name__ = name
     return method
 
 
@@ -107,7 +112,7 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def cpu(self, memory_format=None):
-    return to_device(self, CPU)
+    return to_device(_convert(self, None, False, memory_format, "cpu"), CPU)
 
 
 # ------------------------------------------------------------------ copies and fills
@@ -385,4 +390,4 @@ def attach() -> None:
                         ("bfloat16", D.bfloat16), ("long", D.int64), ("int", D.int32),
                         ("short", D.int16), ("char", D.int8), ("byte", D.uint8),
                         ("bool", D.bool), ("cfloat", D.complex64), ("cdouble", D.complex128)):
-        setattr(Tensor, name, _dtype_method(dtype))
+        setattr(Tensor, name, _dtype_method(dtype, name))

@@ -6,7 +6,7 @@ costs no extra dispatch and no retrace; ``get_state``/``set_state`` round-trip b
 
 from __future__ import annotations
 
-import time
+import os
 
 import jax
 import numpy as np
@@ -34,7 +34,8 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        s = time.time_ns() % 2**63
+        """Reseed from the OS's entropy (a non-deterministic 64-bit seed, as PyTorch)."""
+        s = int.from_bytes(os.urandom(8), "little")
         self.manual_seed(s)
         return s
 
@@ -92,15 +93,49 @@ def _as_device(d):
     return device(d)
 
 
+# PyTorch seeds its default generator non-deterministically in every process (a fresh
+# ``Generator()`` keeps the fixed default seed); ``manual_seed`` makes a run reproducible.
 default_generator = Generator()
+default_generator.seed()
+
+
+# One default generator per accelerator device (PyTorch's ``torch.cuda.default_generators``),
+# made on first use with PyTorch's fixed default seed; draws on that device use it.
+device_generators: dict = {}  # (type, index) -> Generator
+
+
+def generator_for(dev) -> Generator:
+    """The default generator of ``dev`` (a resolved device, None for the CPU)."""
+    if dev is None or dev.type == "cpu":
+        return default_generator
+    key = (dev.type, dev.index or 0)
+    gen = device_generators.get(key)
+    if gen is None:
+        gen = device_generators[key] = Generator(device(dev.type, key[1]))
+        if _seed_all[0] is not None:
+            gen.manual_seed(_seed_all[0])
+    return gen
 
 
 def manual_seed(seed) -> Generator:
+    """Seed the CPU generator and every accelerator's, as PyTorch."""
+    for gen in device_generators.values():
+        gen.manual_seed(seed)
+    _seed_all[0] = seed
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
-    return default_generator.seed()
+    s = default_generator.seed()
+    for gen in device_generators.values():
+        gen.manual_seed(s)
+    _seed_all[0] = s
+    return s
+
+
+# The seed the last torch.manual_seed/seed gave every device: a device generator made
+# later starts from it, as PyTorch seeds all CUDA generators (made lazily) at once.
+_seed_all: list = [None]
 
 
 def initial_seed() -> int:

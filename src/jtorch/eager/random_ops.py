@@ -18,21 +18,29 @@ import operator
 import jax
 
 from .. import _dtypes as D
+from .. import _memory_format as MF
 from .. import _registry
+from .._device import default_device, resolve
+from .._device import device as Device
 from ..functional import random as FR
 from ..functional.creation import _size
 from . import dispatch
-from .random import default_generator
+from .random import generator_for
 from .tensor import Tensor
 
 
-def draw(name, fn, generator, args=(), kwargs=None, operands=(), grad_name=None):
-    """``fn(key, *operands, *args, **kwargs)`` with a fresh key; ``args``/``kwargs`` key the
-    kernel. With ``grad_name`` the draw is recorded for autograd (tensor operands)."""
+def draw(name, fn, generator, args=(), kwargs=None, operands=(), grad_name=None,
+         device=None):
+    """``fn(key, *operands, *args, **kwargs)`` with a fresh key from ``generator`` (else the
+    default generator of ``device``, or of the tensor operands' device); ``args``/``kwargs``
+    key the kernel. With ``grad_name`` the draw is recorded for autograd (tensor operands)."""
     kwargs = kwargs or {}
     # The default dtype is read while tracing, so it keys the kernel too.
     statics = (args, *sorted(kwargs.items()), D.get_default_dtype())
-    key, counter = (generator or default_generator).next()
+    if generator is None:
+        tensors = [o for o in operands if isinstance(o, Tensor)]
+        generator = generator_for(tensors[0].device if tensors else device)
+    key, counter = generator.next()
 
     def kernel(k, c, *ops):
         return fn(jax.random.fold_in(k, c), *ops, *args, **kwargs)
@@ -41,6 +49,11 @@ def draw(name, fn, generator, args=(), kwargs=None, operands=(), grad_name=None)
         return dispatch._fwd_kernel(("random", name, statics), kernel)(key, counter, *operands)
     return dispatch.apply(("random", name, statics), kernel, [key, counter, *operands],
                           grad_name or "", saves="none")
+
+
+def target(device):
+    """The device a factory's ``device=`` names (the default device without one)."""
+    return default_device() if device is None else resolve(Device(device))
 
 
 def _randint_args(args, kwargs):
@@ -60,7 +73,10 @@ def _sized(spec, emit, size_args):
 
     def sample(*args, generator=None, out=None, dtype=None, layout=None, device=None,
                requires_grad=False, pin_memory=False, **kwargs):
+        MF.sparse_requested(spec.name, layout, out)  # PyTorch samples strided tensors only
         dtype = D.to_dtype(dtype) if dtype is not None else out.dtype if out is not None else None
+        if generator is None:
+            generator = generator_for(out.device if out is not None else target(device))
         if spec.name == "randint":
             low, high, size = _randint_args(args, kwargs)
             FR.check_randint(low, high, dtype or D.int64)
@@ -89,6 +105,9 @@ def _normal(spec, emit, size_args):
 
     def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
                layout=None, device=None, requires_grad=False, pin_memory=False):
+        MF.sparse_requested("normal", layout, out)
+        if generator is None and not isinstance(mean, Tensor) and not isinstance(std, Tensor):
+            generator = generator_for(out.device if out is not None else target(device))
         if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
             if size is None:
                 raise TypeError(f"normal() received an invalid combination of arguments - got "
@@ -167,7 +186,7 @@ def _random_inplace(spec):
         st = {k: v for k, v in vals.items() if k in statics}
         ops = [float(v) if isinstance(v, int) and self.dtype._kind >= 2 else v
                for k, v in vals.items() if k not in statics]
-        key, counter = (generator or default_generator).next()
+        key, counter = (generator or generator_for(self.device)).next()
         fn = spec.fn
 
         def kernel(x, k, c, *o):

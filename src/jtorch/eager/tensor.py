@@ -255,8 +255,17 @@ class Tensor:
         return np.asarray(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(self._value)
+        arr = self.numpy()  # PyTorch's rules: an error for a tensor that requires grad
         return arr if dtype is None else arr.astype(dtype)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result over a tensor operand (``t * ndarray``) comes back as a
+        tensor, as in PyTorch (bool as uint8: PyTorch's workaround, kept for its results)."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        import jax.numpy as jnp
+
+        return wrap(jnp.asarray(array))
 
     def item(self):
         if self.numel() != 1:

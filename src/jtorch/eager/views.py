@@ -293,9 +293,11 @@ def _commit_through_view(v: Tensor, result: Tensor) -> None:
 def _move_saved_output(node, result: Tensor, t: Tensor) -> None:
     saved = getattr(node, "_saved", None)
     if saved:
+        st = t._storage  # the saved output now lives in t (its value checked there)
         node._saved = [
-            (t._vc, t._vc.version, desc) if vc is result._vc else (vc, ver, desc)
-            for vc, ver, desc in saved
+            (t._vc, t._vc.version, (*desc[:2], st, desc[3]), st.value) if vc is result._vc
+            else (vc, ver, desc, value)
+            for vc, ver, desc, value in saved
         ]
 
 

@@ -40,7 +40,7 @@ def _size(size) -> tuple[int, ...]:
 
 def _number(x):
     """NumPy scalars act as the Python numbers they hold (torch's ``Scalar``)."""
-    return x.item() if isinstance(x, np.generic) else x
+    return D.numpy_scalar(x) if isinstance(x, np.generic) else x
 
 
 def checked_scalar(value, dtype: D.dtype):

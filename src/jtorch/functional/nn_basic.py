@@ -76,7 +76,8 @@ def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
     """torch.embedding: rows of ``weight``. The padding row gets no gradient; with
     ``scale_grad_by_freq`` each row's gradient is divided by its count in ``input``.
 
-    Differences from PyTorch: ``sparse=True`` gives the dense gradient."""
+    ``sparse=True`` never reaches here: nn.functional.embedding refuses it where a
+    gradient would be recorded, and without one the lookup is the same."""
     _check_indices(input)
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")

@@ -117,9 +117,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but "
                                f"got weight of shape {list(x.shape)} and normalized_shape = "
                                f"{list(shape)}")
+    if d.itemsize == 2:  # PyTorch computes half-precision layer norms in float32
+        input = input.astype(jnp.float32)
+        weight, bias = (None if x is None else x.astype(jnp.float32) for x in (weight, bias))
     mean = jnp.mean(input, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(input - mean), axis=axes, keepdims=True)
-    out = (input - mean) * lax.rsqrt(var + jnp.asarray(eps, d.np))
+    out = (input - mean) * lax.rsqrt(var + jnp.asarray(eps, input.dtype))
     return _affine(out, weight, bias, shape).astype(d.np)
 
 

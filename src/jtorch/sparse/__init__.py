@@ -13,14 +13,17 @@ import functools
 import warnings
 
 from .. import _dtypes as D
+from ..eager import creation
 from ..eager.tensor import Tensor
 from . import _coo, _ops, _resize
 from ._coo import SparseTensor, sparse_coo_tensor
+from ._invariants import check_sparse_tensor_invariants
 from ._ops import mm as _mm
 from ._ops import sparse_mask, to_sparse
 from ._ops import sparse_sum as _sparse_sum
 
-__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "SparseTensor", "addmm", "mm", "sum"]
+__all__ = ["DoubleTensor", "FloatTensor", "LongTensor", "SparseTensor", "addmm", "mm", "sum",
+           "check_sparse_tensor_invariants"]
 
 
 def mm(mat1, mat2) -> Tensor:
@@ -79,12 +82,19 @@ def _legacy(dtype):
             "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=2,
         )
         size = args[0] if len(args) == 1 and isinstance(args[0], tuple | list) else args
-        empty = _receiver()
-        return sparse_coo_tensor(Tensor.new_zeros(empty, (len(size), 0), dtype=D.int64),
-                                 Tensor.new_zeros(empty, (0,), dtype=dtype), size)
+        return _empty(size, dtype, device)
 
     new.__name__ = f"{D.legacy_name(dtype)}Tensor"
     return new
+
+
+def _empty(size, dtype=None, device=None, requires_grad=False) -> SparseTensor:
+    """An all-zero sparse COO tensor (no stored elements): ``torch.zeros(..., layout=
+    torch.sparse_coo)`` and the deprecated ``torch.sparse.FloatTensor(*size)``."""
+    empty = _receiver()
+    values = Tensor.new_zeros(empty, (0,), dtype=dtype or D.get_default_dtype(), device=device)
+    indices = Tensor.new_zeros(empty, (len(size), 0), dtype=D.int64, device=device)
+    return sparse_coo_tensor(indices, values, tuple(size), requires_grad=requires_grad)
 
 
 def _receiver() -> Tensor:
@@ -139,6 +149,7 @@ def bind(namespace: dict) -> None:
     Tensor.hspmm = namespace["hspmm"]
     Tensor.sspaddmm = sspaddmm
     namespace["sparse_coo_tensor"] = sparse_coo_tensor
+    creation.SPARSE_ZEROS[0] = _empty
     Tensor.to_sparse = to_sparse
     Tensor.to_sparse_coo = lambda self: to_sparse(self)
     Tensor.sparse_mask = sparse_mask

@@ -26,6 +26,7 @@ from .._memory_format import sparse_coo
 from ..eager.printing import _OPTS, _body, _printable
 from ..eager.storage import VersionCounter
 from ..eager.tensor import Tensor, wrap
+from ._invariants import check_indices, wanted
 
 _UNSUPPORTED = (
     "jtorch: this operation does not support sparse COO tensors (layout=torch.sparse_coo); "
@@ -355,8 +356,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
                       is_coalesced=None) -> SparseTensor:
     """A sparse COO tensor from ``indices`` (sparse_dim, nnz) and ``values`` (nnz, ...).
 
-    Differences from PyTorch: ``check_invariants`` is accepted but indices are not
-    bounds-checked (PyTorch's default, with checks disabled, does not check either).
+    With ``check_invariants`` (or inside ``torch.sparse.check_sparse_tensor_invariants``)
+    indices out of bounds raise, as PyTorch; unchecked, they make a tensor whose later
+    use is undefined (PyTorch may crash; jtorch clips or drops them in JAX's kernels).
     """
     if not isinstance(indices, Tensor):
         indices = jtorch.tensor(indices)
@@ -386,6 +388,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     if size[sd:] != dense:
         raise RuntimeError(f"values has incorrect size, expected {[nnz, *size[sd:]]}, got "
                            f"{list(values.shape)}")
+    if wanted(check_invariants) and nnz:
+        check_indices(_host(indices), size)
     if requires_grad:
         values = values.detach()
     elif values.requires_grad:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 
 import jax
 import numpy as np
 
 from ... import _dtypes as D
 from ..._device import PLACEMENT
+from ..storage import Storage
 
 _seq = itertools.count()
 
@@ -35,6 +37,7 @@ def _conj(x):
 
 
 _apply_vjp = jax.jit(torch_vjp)
+_RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "freed"
 
 
 # Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
@@ -140,26 +143,58 @@ class OpNode(Node):
         self._vjp = vjp
         self._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
         self._out_meta = out_meta  # per output: (shape, np dtype) or None when not differentiable
-        self._saved = saved  # [(VersionCounter, version, (dtype, shape, weakref, nr))]
+        # [(VersionCounter, version, (dtype, shape, source, nr), value)]: a saved input's
+        # source is the tensor, a saved output's its Storage; value is what the VJP read
+        # (None: not compared, a clone in PyTorch).
+        self._saved = saved
         self._replay = replay  # (key, fn, leaves, diff_idx, live): to re-record the VJP
         self._freed = False
 
     def check_saved(self) -> None:
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        for vc, version, desc in self._saved:
+        stale = None
+        for vc, version, desc, value in self._saved:
             if vc.version != version:
                 raise modified_error(vc.version, version, *self._describe(desc))
+            # An ndarray value is a host copy dispatch._same_device made: never identical.
+            src = desc[2]
+            if value is not None and (src.value if type(src) is Storage else src._value) \
+                    is not value and type(value) is not np.ndarray:
+                stale = [] if stale is None else stale
+                stale.append((desc, value))
+        if stale is not None:
+            self._recompute(stale)
+
+    def _recompute(self, stale) -> None:
+        """Saved values changed without a version bump (a write through ``.data``, which has
+        its own counter): PyTorch's backward reads the saved tensors as they are now, so
+        redo this node's VJP from the current values."""
+        from ..dispatch import _vjp_kernel
+
+        fresh = {}
+        for (_, _, src, nr), value in stale:
+            if type(src) is Storage:
+                raise RuntimeError(
+                    f"jtorch cannot differentiate {self.name()}: its output {nr}, saved for "
+                    "the backward, was modified through .data after the forward (PyTorch "
+                    "would use the new values; jtorch derives the gradient from the inputs)")
+            fresh[id(value)] = src._value
+        key, fn, vals, diff_idx, live = self._replay
+        vals = [fresh.get(id(v), v) for v in vals]
+        _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+        self._replay = (key, fn, vals, diff_idx, live)
+        self._saved = [(vc, ver, desc, fresh.get(id(v), v)) for vc, ver, desc, v in self._saved]
 
     def _describe(self, desc):
         """(text, producing node, output_nr) of a saved entry, for the error message."""
         if isinstance(desc, str):
             return desc, None, 0
-        dtype, shape, ref, nr = desc
+        dtype, shape, src, nr = desc
         text = f"torch.{D.legacy_name(dtype)}Tensor {list(shape)}"
-        if ref is None:  # a saved output: PyTorch names the node that produced it
+        if src is None or type(src) is Storage:  # a saved output: PyTorch names its node
             return text, self, nr
-        t = ref()
+        t = src() if type(src) is weakref.ref else src
         return text, (None if t is None else t.grad_fn), (0 if t is None else t._output_nr)
 
     def inplace_written(self, vc, version: int) -> None:
@@ -171,9 +206,13 @@ class OpNode(Node):
         second backward after release raises). Only the first entry goes: ``y.mul_(y)``
         also saved ``y`` as ``other``, which PyTorch rejects on backward.
         """
-        for i, (saved_vc, v, desc) in enumerate(self._saved):
+        for i, (saved_vc, v, desc, _) in enumerate(self._saved):
             if saved_vc is vc and v == version:
-                self._saved[i] = (_CLONED, 0, desc)
+                # A weak reference: the tensor now holds this node as its grad_fn.
+                src = desc[2]
+                if src is not None and type(src) is not Storage:
+                    desc = (*desc[:2], weakref.ref(src), desc[3])
+                self._saved[i] = (_CLONED, 0, desc, None)
                 return
 
     def release(self) -> None:
@@ -181,6 +220,7 @@ class OpNode(Node):
             self._freed = True
             self._vjp = None
             self._replay = None
+            self._saved = _RELEASED  # let the saved tensors go, as PyTorch frees them
 
     def cotangents(self, grads):
         """Fill missing output grads with zeros; drop non-differentiable outputs."""

@@ -41,8 +41,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
               scale_grad_by_freq: bool = False, sparse: bool = False):
     """Rows of ``weight``; ``max_norm`` renormalizes the looked-up rows of ``weight`` in place.
 
-    Differences from PyTorch: ``sparse=True`` gives a dense gradient.
+    Differences from PyTorch: ``sparse=True`` raises NotImplementedError where a gradient
+    for ``weight`` would be recorded (jtorch makes dense gradients only); without one
+    (eval under no_grad, a frozen weight) it is the same lookup.
     """
+    _no_sparse_grad("embedding", weight, sparse)
     padding_idx = _padding_idx(padding_idx, weight.size(0))
     if max_norm is not None:
         input = input.contiguous()
@@ -91,6 +94,13 @@ def _bag_inputs(input, offsets, per_sample_weights, mode, include_last_offset):
     return input, offsets, per_sample_weights, include_last_offset
 
 
+def _no_sparse_grad(name, weight, sparse) -> None:
+    if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
+        raise NotImplementedError(
+            f"{name}(sparse=True): jtorch has no sparse gradients for embeddings (weight.grad "
+            "would be a sparse COO tensor in PyTorch); use sparse=False for a dense gradient")
+
+
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights=None, include_last_offset: bool = False,
@@ -98,9 +108,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     """Sums, means or maxima of bags of embedding rows (bags from ``offsets`` or the rows
     of a 2-D ``input``); ``padding_idx`` entries are left out of their bag.
 
-    Differences from PyTorch: ``sparse=True`` gives a dense gradient; in mode "max" a tie
-    shares the gradient between the tied rows.
+    Differences from PyTorch: ``sparse=True`` raises as in ``embedding``; in mode "max" a
+    tie shares the gradient between the tied rows.
     """
+    _no_sparse_grad("embedding_bag", weight, sparse)
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight.dim()}")

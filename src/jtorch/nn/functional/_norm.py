@@ -38,8 +38,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     outs = bound("_batch_norm")(input, weight, bias, running_mean, running_var, bool(training),
                                 0.0 if momentum is None else momentum, eps)
     if len(outs) == 3:
-        _update(running_mean, outs[1])
-        _update(running_var, outs[2])
+        node = outs[0].grad_fn
+        for buffer, new in ((running_mean, outs[1]), (running_var, outs[2])):
+            _update(buffer, new)
+            if node is not None:  # the op's own write: its saved buffer follows, unchecked
+                node.inplace_written(buffer._vc, buffer._vc.version)
     return outs[0]
 
 

@@ -122,8 +122,10 @@ class RNNBase(Module):
     # ------------------------------------------------------------------ checks
 
     def check_input(self, input, batch_sizes) -> None:
+        from ...amp.autocast_mode import is_any_autocast_enabled
+
         w = self._flat_weights[0]
-        if input.dtype != w.dtype:
+        if input.dtype != w.dtype and not is_any_autocast_enabled():
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
                 f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})")

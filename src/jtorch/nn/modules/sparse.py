@@ -1,6 +1,7 @@
 """Embedding and EmbeddingBag.
 
-Differences from PyTorch: ``sparse=True`` is accepted but gradients are dense.
+Differences from PyTorch: ``sparse=True`` raises NotImplementedError in a forward that
+records a gradient for the weight (jtorch has no sparse embedding gradients).
 """
 
 from __future__ import annotations

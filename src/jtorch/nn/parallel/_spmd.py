@@ -10,7 +10,8 @@ gradient of a replicated parameter comes back already summed over the devices.
 The moves (scatter, replicate, gather) are differentiable ``jax.device_put``s, so the
 gradients land in the original parameters on their own device. Buffers are replicated
 too; values the module writes into them (BatchNorm's running statistics) are copied back
-into the original buffers after the call.
+into the original buffers after the call. Under DataParallel, BatchNorm in the replica
+normalizes each device's chunk with its own statistics, as PyTorch's per-device copies do.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def gather(obj, device):
     return _map(obj, lambda t: transfer(t, device))
 
 
-def replicate(module, mesh: Mesh):
+def replicate(module, mesh: Mesh, chunks=None):
     """A replica of ``module`` whose parameters and buffers are replicated over ``mesh``;
     returns it with the (original, replica module, name, first value) of each buffer."""
     everywhere = NamedSharding(mesh, P())
@@ -111,6 +112,8 @@ def replicate(module, mesh: Mesh):
 
     def rep(m):
         r = m._replicate_for_data_parallel()
+        if chunks is not None and hasattr(type(m), "_replica_chunks"):  # BatchNorm
+            object.__setattr__(r, "_replica_chunks", chunks)
         for name, p in m._parameters.items():
             if p is None:
                 object.__setattr__(r, name, None)
@@ -144,9 +147,12 @@ def write_back(buffers) -> None:
                     check=False)
 
 
-def run(module, mesh: Mesh, inputs, kwargs, output_device, dim: int = 0):
-    """``module(*inputs, **kwargs)`` as one SPMD program over ``mesh``."""
-    replica, buffers = replicate(module, mesh)
+def run(module, mesh: Mesh, inputs, kwargs, output_device, dim: int = 0,
+        per_device_stats: bool = False):
+    """``module(*inputs, **kwargs)`` as one SPMD program over ``mesh``; with
+    ``per_device_stats`` (DataParallel) BatchNorm normalizes each device's chunk alone,
+    else (DistributedDataParallel: one rank) the whole batch."""
+    replica, buffers = replicate(module, mesh, (mesh.size, dim) if per_device_stats else None)
     out = replica(*scatter(inputs, mesh, dim), **scatter(kwargs, mesh, dim))
     write_back(buffers)
     return gather(out, output_device)

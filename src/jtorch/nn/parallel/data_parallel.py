@@ -7,11 +7,12 @@ parameters (see ``_spmd.py``). On a machine without a GPU the devices are JAX's 
 devices (several with ``XLA_FLAGS=--xla_force_host_platform_device_count=N``; with one,
 the module just runs, as PyTorch's CPU build does).
 
+BatchNorm in training normalizes each device's chunk with that chunk's statistics, and
+its running statistics follow the first device's chunk, as PyTorch's.
+
 Differences from PyTorch: there is one replica, compiled for all the devices, not one
-copy per device run in threads. Statistics over the batch (BatchNorm in training) are
-therefore computed over the whole batch, as SyncBatchNorm would, and BatchNorm's running
-statistics come from the whole batch rather than from the first device's chunk. A batch
-whose size the devices do not divide runs on the largest number of them that do.
+copy per device run in threads. A batch whose size the devices do not divide runs on the
+largest number of them that do.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class DataParallel(Module):
         if mesh is None:
             return self.module(*inputs, **kwargs)
         out = _spmd.jax_devices_for([self.output_device])[0]
-        return _spmd.run(self.module, mesh, inputs, kwargs, out, self.dim)
+        return _spmd.run(self.module, mesh, inputs, kwargs, out, self.dim,
+                         per_device_stats=True)
 
 
 def data_parallel(module, inputs, device_ids=None, output_device=None, dim: int = 0,

@@ -163,9 +163,11 @@ class DataLoader:
         return _MultiProcessIter(self)
 
     def _base_seed(self) -> int:
-        from ... import int64, randint
+        """PyTorch's draw: one int64 ``random_`` from the loader's generator (or the global
+        one) per iterator; worker ``i`` is seeded with ``base_seed + i``."""
+        from ... import empty, int64
 
-        return int(randint(0, 2**62, (), dtype=int64, generator=self.generator).item())
+        return int(empty((), dtype=int64).random_(generator=self.generator).item())
 
 
 class _BaseIter:
@@ -198,6 +200,10 @@ class _BaseIter:
 
 
 class _SingleProcessIter(_BaseIter):
+    def __init__(self, loader: DataLoader):
+        loader._base_seed()  # PyTorch's iterator draws it, workers or not: streams stay aligned
+        super().__init__(loader)
+
     def _reset(self, loader):
         super()._reset(loader)
         self._fetch = _utils.worker._fetcher(loader.dataset, loader._dataset_kind,

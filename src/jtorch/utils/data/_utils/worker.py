@@ -58,6 +58,41 @@ class _Failure:
         raise exc
 
 
+_MASK32 = 0xFFFFFFFF
+
+
+def _hasher(const: int, mult: int):
+    """SeedSequence's hashmix step, with its multiplier state carried between calls."""
+    state = [const]
+
+    def hash_(value: int) -> int:
+        value = (value ^ state[0]) & _MASK32
+        state[0] = (state[0] * mult) & _MASK32
+        value = (value * state[0]) & _MASK32
+        return (value ^ (value >> 16)) & _MASK32
+
+    return hash_
+
+
+def _mix(x: int, y: int) -> int:
+    result = (((0xCA01F9DD * x) & _MASK32) - ((0x4973F715 * y) & _MASK32)) & _MASK32
+    return (result ^ (result >> 16)) & _MASK32
+
+
+def _numpy_seed(base_seed: int, worker_id: int) -> list[int]:
+    """PyTorch's ``_generate_state``: four uint32 words for ``np.random.seed``, hashed from
+    (worker_id, base_seed) as NumPy's SeedSequence does, so NumPy's stream in a worker is
+    not ``random``'s (which is seeded with ``base_seed + worker_id``)."""
+    hash_a = _hasher(0x43B0D7E5, 0x931E8875)
+    pool = [hash_a(e) for e in (worker_id, base_seed & _MASK32, base_seed >> 32, 0)]
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = _mix(pool[dst], hash_a(pool[src]))
+    hash_b = _hasher(0x8B51F9DD, 0x58F38DED)
+    return [hash_b(v) for v in pool]
+
+
 def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_collation,
                 drop_last, seed, init_fn, worker_id, num_workers):
     """Fetch batches for the keys arriving on ``index_queue`` until told to stop (None)."""
@@ -69,7 +104,7 @@ def worker_loop(dataset, kind, index_queue, result_queue, collate_fn, auto_colla
     try:
         import numpy as np
 
-        np.random.seed(seed % 2**32)
+        np.random.seed(_numpy_seed(seed - worker_id, worker_id))
     except ImportError:
         pass
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
