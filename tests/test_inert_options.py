@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from conftest import check
 
-import jtorch
-
 
 def _coo(t, index, check_invariants=None):
     return t.sparse_coo_tensor(t.tensor([[0, index]]), t.tensor([1.0, 2.0]), (3,),
@@ -77,13 +75,3 @@ def test_deterministic_sets_xla_flag_before_backends_start():
                          env={**__import__("os").environ, "XLA_FLAGS": ""}, check=True)
     assert out.stdout.split() == ["--xla_gpu_deterministic_ops=true", "True"]
 
-
-def test_embedding_sparse_gradient_raises():
-    emb = jtorch.nn.Embedding(5, 3, sparse=True)
-    with pytest.raises(NotImplementedError, match="sparse=True"):
-        emb(jtorch.tensor([1, 2]))
-    with jtorch.no_grad():  # no gradient recorded: the lookup PyTorch does
-        assert emb(jtorch.tensor([1, 2])).shape == (2, 3)
-    bag = jtorch.nn.EmbeddingBag(5, 3, sparse=True)
-    with pytest.raises(NotImplementedError, match="sparse=True"):
-        bag(jtorch.tensor([[1, 2]]))

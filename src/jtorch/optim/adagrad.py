@@ -12,11 +12,18 @@ class Adagrad(_FunctionalOptimizer):
     """Adagrad; like PyTorch, its state exists from construction (``step`` 0, ``sum``
     filled with ``initial_accumulator_value``).
 
-    Differences from PyTorch: ``foreach``/``fused`` have no effect; sparse gradients and
-    ``differentiable=True`` are not supported.
+    Differences from PyTorch: ``foreach``/``fused`` have no effect; ``differentiable=True``
+    is not supported.
     """
 
     _update = staticmethod(F.adagrad)
+
+    def _dense_grad(self, grad, group):
+        """Sparse gradients update densely: rows without a gradient keep their sum and
+        parameter, as in PyTorch's sparse update."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        return grad.to_dense()._value
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):

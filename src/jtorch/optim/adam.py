@@ -36,6 +36,10 @@ class Adam(_FunctionalOptimizer):
 
     _update = staticmethod(F.adam)
 
+    def _dense_grad(self, grad, group):
+        raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam "
+                           "instead")
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

@@ -372,6 +372,11 @@ class _FunctionalOptimizer(Optimizer):
     def _init_state(self, p: Tensor, group) -> dict:
         return {}
 
+    def _dense_grad(self, grad, group):
+        """A sparse gradient's values for the update, where PyTorch's optimizer takes one
+        (SGD and Adagrad override this); others raise PyTorch's error."""
+        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+
     def __init__(self, params, defaults):
         if defaults.get("differentiable"):
             raise RuntimeError("jtorch optimizers do not support differentiable=True: the "
@@ -422,7 +427,9 @@ class _FunctionalOptimizer(Optimizer):
             rec.group(self, group, statics)
         hyper = {k: _operand(v) for k, v in hyper.items()}
         kernel = _kernel(type(self)._update, tuple(sorted(statics.items())))
-        out = kernel([p._value for p in params], [p.grad._value for p in params], values, hyper)
+        grads = [self._dense_grad(p.grad, group) if p.grad.is_sparse else p.grad._value
+                 for p in params]
+        out = kernel([p._value for p in params], grads, values, hyper)
         for p, state, (new_p, new_s) in zip(params, states, out, strict=True):
             write(p, new_p)
             for k, v in new_s.items():

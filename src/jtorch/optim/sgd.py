@@ -12,10 +12,18 @@ class SGD(_FunctionalOptimizer):
     """Stochastic gradient descent, optionally with (Nesterov) momentum and weight decay.
 
     Differences from PyTorch: ``foreach``/``fused`` are accepted and have no effect (every
-    group is updated by one compiled kernel); ``differentiable=True`` is not supported.
+    group is updated by one compiled kernel); ``differentiable=True`` is not supported; a
+    sparse gradient updates with the same values, but the momentum buffer it makes is dense.
     """
 
     _update = staticmethod(F.sgd)
+
+    def _dense_grad(self, grad, group):
+        """Sparse gradients update densely (same values as PyTorch's sparse update)."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) "
+                               "instead.")
+        return grad.to_dense()._value
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,

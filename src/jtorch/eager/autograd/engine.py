@@ -62,11 +62,19 @@ def _sum(a, b, create_graph):
         return b
     if create_graph:
         return _as_tensor(a) + _as_tensor(b)
+    if _sparse(a) or _sparse(b):  # sparse + sparse stays sparse; with a dense one, dense
+        a, b = (b, a) if _sparse(a) else (a, b)
+        return _as_tensor(a) + _as_tensor(b)
     return _add(a._value if isinstance(a, Tensor) else a, b._value if isinstance(b, Tensor) else b)
 
 
 def _as_tensor(g):
     return g if isinstance(g, Tensor) else wrap(g)
+
+
+def _sparse(g) -> bool:
+    """A sparse COO gradient (an embedding's with ``sparse=True``) travels as a Tensor."""
+    return isinstance(g, Tensor) and g.is_sparse
 
 
 def _run_hooks(hooks, grad):
@@ -239,7 +247,9 @@ def _accumulate(var: Tensor, g, create_graph: bool) -> None:
     g = _as_tensor(g)
     if hooks.RECORDER is not None:
         hooks.grad_read(var)
-    if var._grad is None:
+    if g.is_sparse or (var._grad is not None and var._grad.is_sparse):
+        _accumulate_sparse(var, g, create_graph)
+    elif var._grad is None:
         hooks.grad_write(var)
         var._grad = g if create_graph else wrap(g._value)
         if var._stride is not None and var._stride != g.stride():
@@ -252,6 +262,21 @@ def _accumulate(var: Tensor, g, create_graph: bool) -> None:
         write(var._grad, _add(var._grad._value, g._value))
     if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: the summed gradient is waited for too
         jax.block_until_ready(var._grad._value)
+
+
+def _accumulate_sparse(var: Tensor, g: Tensor, create_graph: bool) -> None:
+    """PyTorch's AccumulateGrad with a sparse side: the first sparse gradient is kept as it
+    is, sparse + sparse concatenates (uncoalesced), and a dense side makes the sum dense."""
+    hooks.grad_write(var)
+    old = var._grad
+    if old is None:
+        total = g
+    elif g.is_sparse and old.is_sparse:
+        total = old + g
+    else:
+        dense, sparse = (old, g) if g.is_sparse else (g, old)
+        total = dense + sparse.to_dense()
+    var._grad = total if create_graph else total.detach()
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):

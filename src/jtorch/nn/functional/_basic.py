@@ -8,6 +8,8 @@ import jtorch
 from jtorch.eager.autograd import grad_mode
 from jtorch.eager.bind import bound
 
+from ._sparse_grad import SparseEmbedding, SparseEmbeddingBag
+
 __all__ = [
     "linear", "bilinear", "embedding", "embedding_bag", "one_hot", "normalize",
     "cosine_similarity", "pairwise_distance", "pdist",
@@ -41,16 +43,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
               scale_grad_by_freq: bool = False, sparse: bool = False):
     """Rows of ``weight``; ``max_norm`` renormalizes the looked-up rows of ``weight`` in place.
 
-    Differences from PyTorch: ``sparse=True`` raises NotImplementedError where a gradient
-    for ``weight`` would be recorded (jtorch makes dense gradients only); without one
-    (eval under no_grad, a frozen weight) it is the same lookup.
+    ``sparse=True`` makes ``weight``'s gradient a sparse COO tensor, as PyTorch's.
     """
-    _no_sparse_grad("embedding", weight, sparse)
     padding_idx = _padding_idx(padding_idx, weight.size(0))
     if max_norm is not None:
         input = input.contiguous()
         with grad_mode.no_grad():
             jtorch.embedding_renorm_(weight, input, max_norm, norm_type)
+    if _sparse_grad(weight, sparse):
+        return SparseEmbedding.apply(weight, input, padding_idx, scale_grad_by_freq)
     return jtorch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -94,11 +95,9 @@ def _bag_inputs(input, offsets, per_sample_weights, mode, include_last_offset):
     return input, offsets, per_sample_weights, include_last_offset
 
 
-def _no_sparse_grad(name, weight, sparse) -> None:
-    if sparse and weight.requires_grad and grad_mode.is_grad_enabled():
-        raise NotImplementedError(
-            f"{name}(sparse=True): jtorch has no sparse gradients for embeddings (weight.grad "
-            "would be a sparse COO tensor in PyTorch); use sparse=False for a dense gradient")
+def _sparse_grad(weight, sparse) -> bool:
+    """Whether this lookup records a sparse gradient for ``weight`` (see _sparse_grad.py)."""
+    return sparse and weight.requires_grad and grad_mode.is_grad_enabled()
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2,
@@ -108,10 +107,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     """Sums, means or maxima of bags of embedding rows (bags from ``offsets`` or the rows
     of a 2-D ``input``); ``padding_idx`` entries are left out of their bag.
 
-    Differences from PyTorch: ``sparse=True`` raises as in ``embedding``; in mode "max" a
-    tie shares the gradient between the tied rows.
+    Differences from PyTorch: in mode "max" a tie shares the gradient between the tied rows;
+    the sparse gradient of ``sparse=True`` is coalesced (see ``_sparse_grad.py``).
     """
-    _no_sparse_grad("embedding_bag", weight, sparse)
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight.dim()}")
@@ -125,9 +123,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     if max_norm is not None:
         with grad_mode.no_grad():
             jtorch.embedding_renorm_(weight, input, max_norm, norm_type)
-    return bound("embedding_bag")(weight, input, offsets.to(input.dtype), psw, mode=mode,
-                                  padding_idx=padding_idx, include_last_offset=last,
-                                  scale_grad_by_freq=scale_grad_by_freq)
+    def run(w):
+        return bound("embedding_bag")(w, input, offsets.to(input.dtype), psw, mode=mode,
+                                      padding_idx=padding_idx, include_last_offset=last,
+                                      scale_grad_by_freq=scale_grad_by_freq)
+
+    if _sparse_grad(weight, sparse):
+        if scale_grad_by_freq:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with "
+                               "sparse gradients")
+        return SparseEmbeddingBag.apply(weight, input, run, padding_idx)
+    return run(weight)
 
 
 def one_hot(tensor, num_classes: int = -1):
