@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import check
 
@@ -75,3 +76,40 @@ def test_deterministic_sets_xla_flag_before_backends_start():
                          env={**__import__("os").environ, "XLA_FLAGS": ""}, check=True)
     assert out.stdout.split() == ["--xla_gpu_deterministic_ops=true", "True"]
 
+
+
+@pytest.mark.parametrize("kw", [dict(check_forward_ad=True),
+                                dict(check_forward_ad=True, check_backward_ad=False,
+                                     check_batched_forward_grad=True)],
+                         ids=["forward-and-backward", "forward-batched"])
+def test_gradcheck_forward_mode(kw):
+    rng = np.random.default_rng(4)
+    a0, b0 = rng.standard_normal(3), rng.standard_normal((3, 2))
+
+    def program(t):
+        a = t.tensor(a0, requires_grad=True)
+        b = t.tensor(b0, requires_grad=True)
+        good = t.autograd.gradcheck(lambda x, y: (x.sin() * 2, (x * y[:, 0]).sum()), (a, b),
+                                    **kw)
+        # A forward-mode Jacobian is checked against finite differences: a wrong one fails.
+        bad = t.autograd.gradcheck(lambda x: x.detach() * x, (a,), raise_exception=False,
+                                   check_forward_ad=True, check_backward_ad=False)
+        return good, bad
+
+    check(program)
+
+
+def test_gradgradcheck_forward_over_reverse():
+    x0 = np.random.default_rng(5).standard_normal(3)
+
+    def program(t):
+        x = t.tensor(x0, requires_grad=True)
+        return (t.autograd.gradgradcheck(lambda a: (a.sin() * a).sum(), (x,),
+                                         check_fwd_over_rev=True),
+                t.autograd.gradgradcheck(lambda a: a.exp() * a, (x,), check_fwd_over_rev=True,
+                                         check_rev_over_rev=False, check_undefined_grad=False))
+
+    check(program)
+    check(lambda t: t.autograd.gradgradcheck(lambda a: a * a, (t.tensor(x0, requires_grad=True),),
+                                             check_fwd_over_rev=True, check_rev_over_rev=False),
+          raises=AssertionError)

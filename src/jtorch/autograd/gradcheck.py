@@ -1,7 +1,7 @@
 """gradcheck/gradgradcheck: compare autograd's Jacobian with central finite differences.
 
-Differences from PyTorch: forward-mode checks raise NotImplementedError (jtorch has no
-forward AD), complex and sparse inputs are not supported. Perturbed inputs are fresh
+Forward-mode checks run ``torch.func.jvp``. Differences from PyTorch: complex and sparse
+inputs are not supported. Perturbed inputs are fresh
 tensors rather than in-place edits of the inputs, so the graph the analytical Jacobian
 comes from never sees a version bump; a ``func`` that reads the inputs through a closure
 rather than its arguments is not supported.
@@ -103,27 +103,31 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               masked=None) -> bool:
     """True when ``func``'s autograd gradients match finite differences on ``inputs``.
 
-    Differences from PyTorch: forward-mode checks (``check_forward_ad``,
-    ``check_batched_forward_grad``) raise NotImplementedError (jtorch has no forward AD),
-    and so do sparse inputs (``masked``); ``check_undefined_grad`` feeds zero output
-    gradients where PyTorch feeds undefined ones.
+    Forward-mode checks (``check_forward_ad``, ``check_batched_forward_grad``) compare
+    ``torch.func.jvp`` columns with the same finite differences.
+
+    Differences from PyTorch: sparse inputs (``masked``) raise NotImplementedError;
+    ``check_undefined_grad`` feeds zero output gradients where PyTorch feeds undefined ones.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
                              "to be True")
-    if check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("gradcheck(check_forward_ad=True): jtorch has no forward-mode "
-                                  "AD (torch.autograd.forward_ad) to check")
     inputs = tuple(_as_tuple(inputs))
     if any(type(x).__name__ == "SparseTensor" for x in inputs):
         raise NotImplementedError("gradcheck of sparse inputs (masked=...): jtorch checks "
                                   "strided inputs only")
     diff = _diff_inputs(inputs)
     try:
-        _check(func, inputs, diff, eps, atol, rtol, nondet_tol, check_grad_dtypes, fast_mode)
-        if check_batched_grad:
-            _check_batched(func, inputs, diff, atol, rtol)
-        _check_zero_grads(func, inputs, diff, check_undefined_grad)
+        if check_backward_ad:
+            _check(func, inputs, diff, eps, atol, rtol, nondet_tol, check_grad_dtypes,
+                   fast_mode)
+            if check_batched_grad:
+                _check_batched(func, inputs, diff, atol, rtol)
+            _check_zero_grads(func, inputs, diff, check_undefined_grad)
+        if check_forward_ad:
+            _check_forward(func, inputs, diff, eps, atol, rtol)
+        if check_batched_forward_grad:
+            _check_batched_forward(func, inputs, diff, atol, rtol)
     except GradcheckError:
         if raise_exception:
             raise
@@ -225,6 +229,57 @@ def _check_batched(func, inputs, diff, atol, rtol):
                                          f"to input {diff[m]}")
 
 
+def _pure(func, inputs, diff):
+    """``func`` as a function of the differentiable inputs only, returning its float outputs."""
+    def g(*xs):
+        args = list(inputs)
+        for i, x in zip(diff, xs, strict=True):
+            args[i] = x
+        return tuple(_float_outputs(_as_tuple(func(*args))))
+
+    # The primals keep requires_grad: a func that differentiates inside (gradgradcheck's
+    # first derivative) needs it, as forward-over-reverse in PyTorch.
+    return g, tuple(inputs[i].detach().requires_grad_() for i in diff)
+
+
+def _check_forward(func, inputs, diff, eps, atol, rtol):
+    """Forward-mode Jacobian columns (one ``jvp`` per input element) against finite
+    differences, as PyTorch's check_forward_ad."""
+    from ..func import jvp
+
+    g, primals = _pure(func, inputs, diff)
+    for m, i in enumerate(diff):
+        numerical = _numerical(func, inputs, i, eps)
+        cols = []
+        for j in range(primals[m].numel()):
+            tangents = [p.detach() * 0 for p in primals]
+            seed = np.zeros(primals[m].numel(), dtype=primals[m].dtype.np)
+            seed[j] = 1
+            tangents[m] = _tensor(seed.reshape(primals[m]._shape), primals[m].dtype)
+            cols.append([_host(t).reshape(-1) for t in jvp(g, primals, tuple(tangents))[1]])
+        for k, num in enumerate(numerical):
+            ana = np.stack([c[k] for c in cols]) if cols else num
+            if not np.allclose(ana, num, rtol=rtol, atol=atol):
+                raise GradcheckError(
+                    f"Jacobian computed with forward mode mismatch for output {k} with respect "
+                    f"to input {i},\nnumerical:{_show(num)}\nanalytical:{_show(ana)}\n")
+
+
+def _check_batched_forward(func, inputs, diff, atol, rtol):
+    """``vmap`` of ``jvp`` over a batch of tangents equals one ``jvp`` per tangent."""
+    from ..func import jvp, vmap
+
+    g, primals = _pure(func, inputs, diff)
+    rng = np.random.default_rng(2)
+    batch = tuple(_tensor(rng.uniform(-1, 1, (2, *p._shape)), p.dtype) for p in primals)
+    together = vmap(lambda *ts: jvp(g, primals, ts)[1])(*batch)
+    for b in range(2):
+        alone = jvp(g, primals, tuple(t[b] for t in batch))[1]
+        for k, (t, a) in enumerate(zip(together, alone, strict=True)):
+            if not np.allclose(_host(t[b]), _host(a), rtol=rtol, atol=atol):
+                raise GradcheckError(f"Batched forward grad mismatch for output {k}")
+
+
 def _check_zero_grads(func, inputs, diff, each_output):
     """Zero output gradients give zero (or no) input gradients: all at once, as PyTorch's
     backward_mul_by_grad_output check, and one output at a time (check_undefined_grad)."""
@@ -248,16 +303,18 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   fast_mode=False, masked=False) -> bool:
     """gradcheck of the first derivative, built with ``create_graph=True``.
 
+    ``check_fwd_over_rev`` checks the first derivative in forward mode (``torch.func.jvp``
+    over the reverse-mode gradient).
+
     Differences from PyTorch: default ``grad_outputs`` are drawn from NumPy's generator
-    (seed 0), not torch's; ``check_fwd_over_rev`` raises NotImplementedError (no forward
-    AD).
+    (seed 0), not torch's.
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError("Expected at least one of check_fwd_over_rev or "
                              "check_rev_over_rev to be True")
-    if check_fwd_over_rev:
-        raise NotImplementedError("gradgradcheck(check_fwd_over_rev=True): jtorch has no "
-                                  "forward-mode AD (torch.autograd.forward_ad) to check")
+    if not check_rev_over_rev and check_undefined_grad:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to "
+                             "be True")
     inputs = tuple(_as_tuple(inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
@@ -268,6 +325,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     grad_outputs = tuple(_as_tuple(grad_outputs))
     n = len(inputs)
 
+
     def first_derivative(*args):
         ins, gos = args[:n], args[n:]
         outs = [o for o in _as_tuple(func(*ins)) if isinstance(o, Tensor) and o.requires_grad]
@@ -275,11 +333,40 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         grads = _grad(outs, wrt, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol,
-                     check_undefined_grad=check_undefined_grad,
-                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
-                     fast_mode=fast_mode, masked=masked)
+    common = dict(eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
+                  nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
+                  check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode, masked=masked)
+    ok = True
+    if check_rev_over_rev:
+        ok = gradcheck(first_derivative, inputs + grad_outputs,
+                       check_batched_grad=check_batched_grad, **common)
+    if check_fwd_over_rev and ok:
+        ok = gradcheck(_vjp_function(func, inputs), inputs + grad_outputs,
+                       check_forward_ad=True, check_backward_ad=False, **common)
+    return ok
+
+
+def _vjp_function(func, inputs):
+    """``func``'s reverse-mode first derivative as a torch.func function of (inputs,
+    grad_outputs), for forward-over-reverse checks (jvp cannot see through autograd.grad)."""
+    from ..func import vjp
+
+    n = len(inputs)
+    wrt = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def first_derivative(*args):
+        ins, gos = list(args[:n]), args[n:]
+
+        def outputs(*xs):
+            for k, x in zip(wrt, xs, strict=True):
+                ins[k] = x
+            return tuple(o for o in _as_tuple(func(*ins)) if isinstance(o, Tensor)
+                         and o.dtype.is_floating_point)
+
+        _, pull = vjp(outputs, *(args[k] for k in wrt))
+        return tuple(pull(tuple(gos)))
+
+    return first_derivative
 
 
 def _grad_output(arr: np.ndarray, dtype, non_contiguous: bool) -> Tensor:
