@@ -100,10 +100,10 @@ def test_transform_cache_equality_and_errors():
                 lambda t: t.distributions.transforms.ReshapeTransform((3,), (3, 1))
                 .forward_shape((2, 2)),
                 lambda t: t.distributions.transforms.StickBreakingTransform().forward_shape(()),
-                lambda t: t.distributions.transforms.CorrCholeskyTransform().forward_shape((4,)),
-                lambda t: t.distributions.transforms.ExpTransform().event_dim,
-                lambda t: t.distributions.transforms.StickBreakingTransform().event_dim):
-        check(bad)
+                lambda t: t.distributions.transforms.CorrCholeskyTransform().forward_shape((4,))):
+        check(bad, raises=ValueError)
+    check(lambda t: t.distributions.transforms.ExpTransform().event_dim)
+    check(lambda t: t.distributions.transforms.StickBreakingTransform().event_dim)
 
 
 # (constraint(t, C), values(t)) for check(); C is torch.distributions.constraints.
@@ -144,6 +144,12 @@ CONSTRAINTS = {
 }
 
 
+# Inputs for the transforms whose domain is not X's shape (nor MAT's for event_dim 2):
+# CorrCholeskyTransform takes a vector of n(n-1)/2 entries (3 -> a 3x3 factor), the cat and
+# stack transforms along dim 1 take two columns.
+TRANSFORM_INPUTS = {"corr_cholesky": X, "cat": [r[:2] for r in X], "stack": [r[:2] for r in X]}
+
+
 def _constraint(t, name):
     make, values = CONSTRAINTS[name]
     c = make(t, t.distributions.constraints)
@@ -155,9 +161,8 @@ def _constraint(t, name):
         except NotImplementedError as e:
             out[registry] = type(e).__name__
             continue
-        x = t.tensor(X, dtype=t.float64)
-        if c.event_dim == 2:
-            x = t.tensor(MAT, dtype=t.float64)
+        x = t.tensor(TRANSFORM_INPUTS.get(name, MAT if c.event_dim == 2 else X),
+                     dtype=t.float64)
         y = tr(x)
         out[registry] = (type(tr).__name__, y, bool(c.check(y).all()))
     return out
@@ -178,10 +183,11 @@ def test_dependent_constraints():
                 support.check(t.tensor([0.5, 3.5])), D.Uniform.support.event_dim)
 
     check(program)
-    check(lambda t: t.distributions.constraints.dependent.check(t.zeros(1)))
-    check(lambda t: t.distributions.constraints.dependent.event_dim)
-    check(lambda t: t.distributions.biject_to(t.distributions.constraints.boolean))
-    check(lambda t: t.distributions.biject_to.register(3, lambda c: c))
+    check(lambda t: t.distributions.constraints.dependent.check(t.zeros(1)), raises=ValueError)
+    check(lambda t: t.distributions.constraints.dependent.event_dim, raises=NotImplementedError)
+    check(lambda t: t.distributions.biject_to(t.distributions.constraints.boolean),
+          raises=NotImplementedError)
+    check(lambda t: t.distributions.biject_to.register(3, lambda c: c), raises=TypeError)
 
 
 def test_register_constraint_factory():
