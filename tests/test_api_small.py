@@ -7,7 +7,7 @@ import collections
 
 import numpy as np
 import pytest
-from conftest import check
+from conftest import check, error_of, raising
 
 INDEXES = {
     "range": lambda t: range(2), "range-step": lambda t: range(0, 3, 2),
@@ -16,7 +16,7 @@ INDEXES = {
         slice(None), range(1, 3)),
     "ellipsis-range": lambda t: (Ellipsis, range(2)), "none-range": lambda t: (None, range(2)),
     "deque": lambda t: collections.deque([0, 2]), "numpy": lambda t: np.array([2, 0]),
-    "string": lambda t: "a",
+    "string": raising(TypeError, lambda t: "a"),
 }
 
 
@@ -28,7 +28,7 @@ def test_index_with_a_sequence(name):
         x[INDEXES[name](t)] = -1.0
         return y, x
 
-    e, a = check(prog)
+    e, a = check(prog, raises=error_of(INDEXES[name]))
     if isinstance(e, Exception):
         assert str(a) == str(e)
 

@@ -29,7 +29,9 @@ def test_checked_value_changed_in_place_is_checked_again(name, bad):
     def program(t):
         return _reuse_then_corrupt(t, LOSSES[name], lambda v: v.fill_(bad))
 
-    check(program)
+    # 3 is a valid row of the embedding and nll_ignore's ignore_index; the rest are out of range
+    fine = bad == 3 and name in ("nll_ignore", "embedding")
+    check(program, raises=None if fine else IndexError)
 
 
 @pytest.mark.parametrize("name", LOSSES)

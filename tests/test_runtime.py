@@ -41,7 +41,7 @@ class _nothing:  # noqa: N801 - a no-op context manager
     lambda t: t.set_num_threads(1.5), lambda t: t.set_num_interop_threads(0),
 ], ids=["zero", "negative", "float", "interop-zero"])
 def test_thread_errors(prog):
-    e, a = check(prog)
+    e, a = check(prog, raises=RuntimeError)
     assert str(a) == str(e)
 
 
@@ -126,7 +126,12 @@ def test_typename(obj):
     ((5, 1, -2), {}), ((1, 4, 0), {}), ((4, 1), {}), ((3,), {}),
 ])
 def test_range(args, kw):
-    check(lambda t: t.range(*args, **{k: getattr(t, v) for k, v in kw.items()}))
+    # a zero step, a step of the wrong sign, and no end
+    errors = {(1, 4, 0): RuntimeError, (4, 1): RuntimeError, (3,): TypeError}
+    e, a = check(lambda t: t.range(*args, **{k: getattr(t, v) for k, v in kw.items()}),
+                 raises=errors.get(args))
+    if args in errors:
+        assert str(a) == str(e)
 
 
 def test_range_warns():
@@ -146,14 +151,17 @@ def test_set_default_tensor_type(name):
         t.set_default_tensor_type(typ)
         return t.get_default_dtype(), t.zeros(1).dtype, t.tensor([1.5]).dtype
 
-    e, a = check(prog)
+    errors = {"LongTensor": TypeError, "torch.cuda.FloatTensor": TypeError,
+              "torch.Foo": AttributeError}
+    e, a = check(prog, raises=errors.get(name))
     if isinstance(e, Exception):
         assert str(a) == str(e)
 
 
 @pytest.mark.parametrize("device", [None, "cpu", "cuda", "foo", 3])
 def test_get_device_module(device):
-    e, a = check(lambda t: t.get_device_module(device).__name__.split(".")[-1])
+    e, a = check(lambda t: t.get_device_module(device).__name__.split(".")[-1],
+                 raises=RuntimeError if device in ("foo", 3) else None)
     if isinstance(e, Exception):
         assert str(a) == str(e)
 

@@ -4,7 +4,7 @@ split_with_sizes / unsafe_* splits and torch.fill."""
 from __future__ import annotations
 
 import pytest
-from conftest import check
+from conftest import check, raising
 
 UNARY_INPLACE = ("abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ "
                  "asinh_ atan_ atanh_ ceil_ cos_ cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ "
@@ -40,7 +40,7 @@ def test_torch_level_inplace_with_arguments(name, args):
 
 
 def test_torch_level_inplace_takes_a_tensor():
-    e, a = check(lambda t: t.abs_(3))
+    e, a = check(lambda t: t.abs_(3), raises=TypeError)
     assert str(a) == str(e)
 
 
@@ -61,7 +61,9 @@ COPIES = {
     "view_copy": (lambda t, x: t.view_copy(x, (9,))),
     "view_copy-dtype": (lambda t, x: t.view_copy(x, t.int64)),
     "view_as_real_copy": (lambda t, x: t.view_as_real_copy(x + 1j)),
-    "view_as_complex_copy": (lambda t, x: t.view_as_complex_copy(x[:, :2])),
+    # no gradient: PyTorch has no complex derivative for it (test below)
+    "view_as_complex_copy": (
+        lambda t, x: t.view_as_complex_copy(x.detach().reshape(9)[:6].view(3, 2))),
     "split_copy": (lambda t, x: t.split_copy(x, 2, 1)),
     "split_with_sizes_copy": (lambda t, x: t.split_with_sizes_copy(x, [1, 2])),
     "unbind_copy": (lambda t, x: t.unbind_copy(x, 1)),
@@ -74,11 +76,38 @@ def test_copy_variants(name):
         a = t.arange(9.0, dtype=t.float64).reshape(3, 3).t().requires_grad_()
         y = COPIES[name](t, a * 1)
         flat = list(y) if isinstance(y, tuple) else [y]
-        if flat[0].is_floating_point():
+        if flat[0].is_floating_point() and name != "detach_copy":
             sum(f.sum() for f in flat).backward()
-        return y, [f.stride() for f in flat], [f._is_view() for f in flat], a.grad
+        return (y, [f.stride() for f in flat], [f._is_view() for f in flat],
+                [f.requires_grad for f in flat], a.grad)
 
     check(prog)
+
+
+def test_detach_copy_has_no_derivative():
+    """PyTorch's detach_copy output requires grad, but its grad_fn is NotImplemented."""
+    check(lambda t: [(y := t.detach_copy(t.ones(2, requires_grad=True) * 1)),
+                     y.requires_grad, y.grad_fn.name()])
+    e, a = check(lambda t: t.detach_copy(t.ones(2, requires_grad=True) * 1).sum().backward(),
+                 raises=RuntimeError)
+    assert str(a) == str(e)
+
+
+@pytest.mark.parametrize("name", ["select_copy", "slice_copy", "view_as_complex_copy"])
+def test_copies_without_a_complex_gradient(name):
+    """PyTorch has no complex derivative for these copies; real ones have."""
+    def prog(t, requires_grad):
+        x = t.arange(8.0).reshape(2, 2, 2)
+        if name != "view_as_complex_copy":
+            x = x * (1 + 1j)
+        x.requires_grad_(requires_grad)
+        if name == "view_as_complex_copy":
+            return t.view_as_complex_copy(x * 1)
+        return getattr(t, name)(x * 1, 1, 0)
+
+    check(lambda t: prog(t, False))
+    e, a = check(lambda t: prog(t, True), raises=RuntimeError)
+    assert str(a) == str(e)
 
 
 def test_copy_variant_out():
@@ -95,7 +124,8 @@ def test_copy_variant_out():
 
 @pytest.mark.parametrize("outs", [[(1,)], [(0,), (0,), (0,)]], ids=["count", "not-resized"])
 def test_copy_variant_multi_out_errors(outs):
-    e, a = check(lambda t: t.split_copy(t.arange(5.0), 2, out=[t.zeros(s) for s in outs]))
+    e, a = check(lambda t: t.split_copy(t.arange(5.0), 2, out=[t.zeros(s) for s in outs]),
+                 raises=RuntimeError)
     assert str(a).split("(")[0] == str(e).split("(")[0]
 
 
@@ -106,7 +136,7 @@ def test_copy_variant_multi_out_errors(outs):
     lambda t: t.unsafe_split_with_sizes(t.arange(5), [2, 3]),
     lambda t: t.arange(5).unsafe_split_with_sizes([4, 1]),
     lambda t: t.unsafe_chunk(t.arange(5), 2), lambda t: t.arange(6).unsafe_chunk(4),
-    lambda t: t.split_with_sizes(t.arange(6), [2, 3]),
+    raising(RuntimeError, lambda t: t.split_with_sizes(t.arange(6), [2, 3])),
 ])
 def test_split_variants(prog):
     check(prog)

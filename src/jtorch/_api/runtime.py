@@ -209,7 +209,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     import jtorch
 
     n = math.floor((end - start) / step) + 1

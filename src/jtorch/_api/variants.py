@@ -5,7 +5,10 @@ contiguous copy, with ``out=``), ``split_with_sizes`` and the ``unsafe_*`` split
 
 from __future__ import annotations
 
+import jax
+
 from .._dtypes import dtype
+from ..eager import dispatch
 from ..eager.autograd.grad_mode import no_grad
 from ..eager.bind import write_out
 from ..eager.tensor import Tensor
@@ -35,6 +38,9 @@ _VIEWS = {
     "view": lambda x, size: x.view(size) if isinstance(size, dtype) else x.reshape(size),
 }
 _MULTI = {"split": Tensor.split, "unbind": Tensor.unbind}
+# PyTorch lists no complex gradient for these copies: a complex result that would need one
+# raises.
+_NO_COMPLEX_GRAD = ("select_copy", "slice_copy", "view_as_complex_copy")
 
 __all__ = [n for n in _INPLACE if hasattr(Tensor, n)] + [f"{n}_copy" for n in (*_VIEWS, *_MULTI)]
 __all__ += ["split_with_sizes_copy", "fill", "split_with_sizes", "unsafe_chunk", "unsafe_split",
@@ -45,6 +51,28 @@ def _view_as(name: str, x):
     import jtorch
 
     return getattr(jtorch, name)(x)
+
+
+@jax.custom_vjp
+def _no_derivative_copy(v):
+    return v
+
+
+def _no_derivative_bwd(res, g):
+    raise RuntimeError("derivative for aten::detach_copy is not implemented")
+
+
+_no_derivative_copy.defvjp(lambda v: (v, None), _no_derivative_bwd)
+
+
+def detach_copy(input, *, out=None) -> Tensor:
+    """PyTorch's detach_copy keeps ``requires_grad`` with a grad_fn that has no derivative
+    (NotImplemented): backward through it raises."""
+    x = _tensor_arg("detach_copy", input)
+    if out is not None:
+        return write_out("detach_copy", x.detach().clone(), out)
+    return dispatch.apply(("detach_copy",), _no_derivative_copy, [x], "NotImplemented",
+                          saves="none")
 
 
 def _torch_inplace(name: str):
@@ -62,6 +90,9 @@ def _copy(name: str, view):
         result = view(_tensor_arg(name, input), *args, **kwargs)
         copies = (tuple(r.clone(memory_format=_contiguous()) for r in result)
                   if isinstance(result, tuple) else result.clone(memory_format=_contiguous()))
+        if name in _NO_COMPLEX_GRAD and copies.requires_grad and copies.is_complex():
+            raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                               "with complex dtype.")
         if out is None:
             return copies
         if not isinstance(copies, tuple):
@@ -110,7 +141,8 @@ for _name in _INPLACE:
     if hasattr(Tensor, _name):
         globals()[_name] = _torch_inplace(_name)
 for _name, _view in {**_VIEWS, **_MULTI}.items():
-    globals()[f"{_name}_copy"] = _copy(f"{_name}_copy", _view)
+    if _name != "detach":
+        globals()[f"{_name}_copy"] = _copy(f"{_name}_copy", _view)
 split_with_sizes_copy = _copy("split_with_sizes_copy", lambda x, sizes, dim=0: x.split(
     list(sizes), dim))
 
