@@ -12,8 +12,13 @@ import jax
 import numpy as np
 import pytest
 import torch
+import torch._dynamo.exc
 from conftest import assert_same, check
 from programs import deploy_models as dm
+from torch.fx.experimental.symbolic_shapes import (
+    ConstraintViolationError,
+    GuardOnDataDependentSymNode,
+)
 
 import jtorch
 
@@ -114,12 +119,16 @@ def test_dim_range_guards(n):
         ep = T.export.export(m, (x,), dynamic_shapes={"input": {0: Dim("b", min=3, max=10)}})
         return ep.module()(T.ones(n, 3)), str(list(ep.range_constraints.values()))
 
-    check(program)
+    check(program, raises=None if 3 <= n <= 10 else AssertionError)  # the guard's failure
 
 
-@pytest.mark.parametrize("case", ["below_min", "static_wrong_size", "bad_structure",
-                                  "call_program", "eval_module", "dim_of_specialised",
-                                  "data_dependent"])
+ERRORS = {"below_min": ConstraintViolationError, "static_wrong_size": AssertionError,
+          "bad_structure": ValueError, "call_program": RuntimeError,
+          "eval_module": NotImplementedError, "dim_of_specialised": torch._dynamo.exc.UserError,
+          "data_dependent": GuardOnDataDependentSymNode}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
 def test_errors_like_torch(case):
     def program(T):
         m, x = _linear_program(T)
@@ -145,7 +154,7 @@ def test_errors_like_torch(case):
             T.export.export(Branchy(), (x,))
         return ep.module()(x)
 
-    check(program)
+    check(program, raises=ERRORS[case])
 
 
 def test_training_mode_buffers_and_dropout_follow_eager():

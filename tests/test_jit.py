@@ -87,7 +87,8 @@ def test_script_module_and_function():
     check(program)
 
 
-@pytest.mark.parametrize("case", ["freeze_training", "freeze_plain", "trace_no_inputs"])
+@pytest.mark.parametrize("case", ["freeze_training", "freeze_plain", "trace_no_inputs",
+                                  "trace_function_no_inputs"])
 def test_errors_like_torch(case):
     def program(T):
         m = _Scaled.make(T)
@@ -95,9 +96,12 @@ def test_errors_like_torch(case):
             return T.jit.freeze(T.jit.script(m))
         if case == "freeze_plain":
             return T.jit.freeze(m.eval())
+        if case == "trace_function_no_inputs":
+            return T.jit.trace(lambda x: x)
         return T.jit.trace(m)
 
-    check(program)
+    e, a = check(program, raises=TypeError if case == "trace_function_no_inputs" else RuntimeError)
+    assert str(a) == str(e)
 
 
 def test_annotations_like_torch():

@@ -48,7 +48,8 @@ def test_tensorboard_without_the_package_raises_as_torch():
     try:
         import tensorboard  # noqa: F401
     except ImportError:
-        check(lambda t: importlib.import_module(f"{t.__name__}.utils.tensorboard"))
+        check(lambda t: importlib.import_module(f"{t.__name__}.utils.tensorboard"),
+              raises=ModuleNotFoundError)
     else:
         pytest.skip("tensorboard is installed: test_tensorboard_writes_events covers it")
 

@@ -24,6 +24,7 @@ B4 = RNG.standard_normal(4)
 W4322 = RNG.standard_normal((4, 3, 2, 2))
 GO = RNG.standard_normal((2, 4, 2, 1))
 Q = RNG.standard_normal((1, 2, 3, 4))
+MEAN4, VAR4 = RNG.uniform(-1, 1, 4), RNG.uniform(0.5, 2, 4)
 
 
 def _copy(src, dst):
@@ -117,7 +118,7 @@ def test_adaptive_log_softmax_errors(bad):
             return m(t.zeros(2, 6), t.tensor([1, 10]))
         return m(t.zeros(2, 6), t.zeros(2, 1, dtype=t.long))
 
-    check(prog)
+    check(prog, raises=ValueError if bad == "cutoffs" else RuntimeError)
 
 
 def test_fuse_conv_bn_and_linear_bn():
@@ -131,8 +132,8 @@ def test_fuse_conv_bn_and_linear_bn():
 
     def prog(t):
         conv, bn, lin, bn1 = build(t)
-        with t.no_grad():  # non-trivial running statistics
-            bn.running_mean.uniform_(-1, 1), bn.running_var.uniform_(0.5, 2)
+        with t.no_grad():  # non-trivial running statistics, the same on both sides
+            bn.running_mean.copy_(t.tensor(MEAN4)), bn.running_var.copy_(t.tensor(VAR4))
             bn1.running_mean.copy_(bn.running_mean), bn1.running_var.copy_(bn.running_var)
         for m in (conv, bn, lin, bn1):
             m.eval()
@@ -141,11 +142,12 @@ def test_fuse_conv_bn_and_linear_bn():
         x = t.tensor(X4)
         return (fc(x), bn(conv(x)), fl(t.tensor(X2)), type(fc.weight).__name__,
                 fc.weight.requires_grad, t.nn.utils.fuse_conv_bn_weights(
-                    conv.weight, None, bn.running_mean, bn.running_var, 1e-3, None, None,
-                    transpose=True))
+                    conv.weight.transpose(0, 1), None, bn.running_mean, bn.running_var, 1e-3,
+                    None, None, transpose=True))  # a transposed conv's (in, out, ...) weight
 
     check(prog)
-    check(lambda t: t.nn.utils.fuse_conv_bn_eval(t.nn.Conv2d(2, 2, 1), t.nn.BatchNorm2d(2)))
+    check(lambda t: t.nn.utils.fuse_conv_bn_eval(t.nn.Conv2d(2, 2, 1), t.nn.BatchNorm2d(2)),
+          raises=AssertionError)  # fusion only for eval
 
 
 def test_cross_map_lrn2d_matches_torch():
@@ -156,7 +158,7 @@ def test_cross_map_lrn2d_matches_torch():
         return y, x.grad, y.grad_fn.name(), repr(t.nn.CrossMapLRN2d(3))
 
     check(prog)
-    check(lambda t: t.nn.CrossMapLRN2d(3)(t.zeros(2, 3, 4)))
+    check(lambda t: t.nn.CrossMapLRN2d(3)(t.zeros(2, 3, 4)), raises=ValueError)
 
 
 def test_deprecated_modules_warn_and_work():
@@ -227,7 +229,7 @@ def test_stateless_functional_call():
     check(prog)
     check(lambda t: t.nn.utils.stateless._functional_call(
         t.nn.Linear(2, 2), {"weight": t.ones(2, 2), "nope": t.ones(1)}, (t.ones(1, 2),),
-        strict=True))
+        strict=True), raises=RuntimeError)
 
 
 @pytest.mark.parametrize("backends", [["MATH"], ["FLASH_ATTENTION"], ["EFFICIENT_ATTENTION"],
@@ -271,7 +273,8 @@ def test_small_helpers_match_torch():
                 t.nn.functional.GRID_SAMPLE_PADDING_MODES)
 
     check(prog)
-    check(lambda t: t.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}}))
+    check(lambda t: t.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"device": "cpu"}}),
+          raises=TypeError)
 
 
 def test_overrides_protocol():

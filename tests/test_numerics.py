@@ -8,14 +8,16 @@ from conftest import check
 
 
 @pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
-@pytest.mark.parametrize("args,kw", [
-    ((3, 4), {}), ((3, 4, -1), {}), ((4, 3, 1), {}), ((0, 3), {}), ((3, 3, 5), {}),
-    ((3, 3), {"dtype": "int32"}), ((3, 3), {"dtype": "float32"}), ((-1, 3), {}),
-    ((2, 5, -7), {}),
+@pytest.mark.parametrize("args,kw,raises", [
+    ((3, 4), {}, None), ((3, 4, -1), {}, None), ((4, 3, 1), {}, None), ((0, 3), {}, None),
+    ((3, 3, 5), {}, None), ((3, 3), {"dtype": "int32"}, None),
+    ((3, 3), {"dtype": "float32"}, NotImplementedError), ((-1, 3), {}, RuntimeError),
+    ((2, 5, -7), {}, None),
 ])
-def test_tri_indices(name, args, kw):
-    e, a = check(lambda t: getattr(t, name)(*args, **{k: getattr(t, v) for k, v in kw.items()}))
-    if isinstance(e, Exception):
+def test_tri_indices(name, args, kw, raises):
+    e, a = check(lambda t: getattr(t, name)(*args, **{k: getattr(t, v) for k, v in kw.items()}),
+                 raises=raises)
+    if raises:
         assert str(a) == str(e)
 
 

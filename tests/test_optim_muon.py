@@ -23,7 +23,7 @@ def test_muon_steps_and_state_dict(kw):
         for _ in range(4):
             opt.zero_grad()
             h = (x @ wide.T).tanh()
-            (h @ tall.T[:3]).square().mean().backward()
+            (h @ tall[:3]).square().mean().backward()  # (4, 3) @ (3, 2)
             opt.step()
         return wide, tall, opt.state_dict()
 

@@ -35,7 +35,7 @@ def test_backward_through_first_argument_raises(name):
         (gx,) = t.autograd.grad(y.sum(), [x], retain_graph=True)  # the other one works
         y.sum().backward()
 
-    e, a = check(prog)
+    e, a = check(prog, raises=NotImplementedError)
     assert str(a) == str(e)
 
 
@@ -78,7 +78,7 @@ def test_reexported_compositions():
 
 
 def test_special_round_refuses_integers():
-    check(lambda t: t.special.round(t.tensor([1, 2])))
+    check(lambda t: t.special.round(t.tensor([1, 2])), raises=NotImplementedError)
 
 
 @pytest.mark.parametrize("name", ["entr", "zeta", "bessel_y0", "log_ndtr"])

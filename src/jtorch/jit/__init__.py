@@ -61,8 +61,10 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True,
     result re-traces on new shapes or changed control flow instead of freezing the
     recorded path; ``check_trace`` compares nothing since compiled calls equal eager ones.
     """
-    if example_inputs is None and example_kwarg_inputs is None:
-        raise RuntimeError("example_kwarg_inputs and example_inputs cannot both be None")
+    if example_inputs is None and example_kwarg_inputs is None:  # PyTorch's two errors
+        if _is_instance(func, Module) or _is_instance(getattr(func, "__self__", None), Module):
+            raise RuntimeError("example_kwarg_inputs should be a dict")
+        raise TypeError("'NoneType' object is not iterable")
     args = example_inputs if _is_instance(example_inputs, tuple) else (
         () if example_inputs is None else (example_inputs,))
     kwargs = dict(example_kwarg_inputs or {})
