@@ -237,3 +237,58 @@ def test_torch_namespace_pool_norm_pad():
                 t.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, False))
 
     ok(prog)
+
+
+# The CPU lowering of conv{1,2,3}d sums over kernel taps (functional/_conv_taps.py): a
+# group with one input channel takes its forward from the taps, every other case keeps
+# XLA's forward and takes the weight gradient from the taps. Each case below goes through
+# one of the two, with strides, paddings, dilations and groups that change the windows.
+_TAP_CASES = [  # n, batch, C_in, C_out, spatial, kernel, stride, padding, dilation, groups
+    (2, 4, 3, 8, (10, 9), (3, 3), 1, 1, 1, 1),
+    (2, 4, 1, 8, (10, 10), (3, 3), 1, 0, 1, 1),
+    (2, 2, 6, 6, (9, 11), (3, 2), 2, (1, 0), 1, 3),
+    (2, 2, 4, 8, (12, 12), (3, 3), 1, 2, 2, 4),
+    (2, 2, 4, 4, (8, 8), (3, 3), 1, "same", 1, 1),
+    (2, 2, 4, 4, (8, 8), (1, 1), 1, 0, 1, 1),
+    (1, 3, 5, 7, (20,), (4,), 3, 2, 1, 1),
+    (3, 2, 4, 6, (6, 5, 7), (3, 3, 3), 1, 1, 1, 2),
+    (2, 2, 2, 4, (7, 7), (5, 6), 1, 0, 1, 2),  # 30 taps: XLA's weight gradient
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", _TAP_CASES, ids=str)
+def test_conv_tap_lowering_values_and_grads(case, dtype):
+    n, batch, c_in, c_out, sp, k, stride, pad, dil, groups = case
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((batch, c_in) + sp).astype(dtype)
+    w = rng.standard_normal((c_out, c_in // groups) + k).astype(dtype)
+    b = rng.standard_normal(c_out).astype(dtype)
+
+    def prog(t):
+        xt, wt, bt = (t.tensor(a, requires_grad=True) for a in (x, w, b))
+        y = getattr(t.nn.functional, f"conv{n}d")(xt, wt, bt, stride, pad, dil, groups)
+        (y * y.detach().cos()).sum().backward()
+        return y, xt.grad, wt.grad, bt.grad
+
+    ok(prog, rtol=1e-4 if dtype == "float32" else 1e-10, atol=1e-4 if dtype == "float32"
+       else 1e-10)
+
+
+def test_conv_tap_lowering_forward_mode_and_double_backward():
+    rng = np.random.default_rng(2)
+    x, w, tx, tw = (rng.standard_normal(s) for s in ((2, 3, 6, 6), (4, 3, 3, 3)) * 2)
+    x1, w1 = rng.standard_normal((2, 1, 6, 6)), rng.standard_normal((4, 1, 3, 3))
+
+    def prog(t):
+        T = t.tensor
+        conv = t.nn.functional.conv2d
+        jvp = t.func.jvp(lambda a, v: conv(a, v, padding=1), (T(x), T(w)), (T(tx), T(tw)))[1]
+        outs = [jvp]
+        for xa, wa in ((x, w), (x1, w1)):  # XLA forward + tap gradient; taps forward
+            X, W = T(xa, requires_grad=True), T(wa, requires_grad=True)
+            gw, = t.autograd.grad((conv(X, W, padding=1) ** 2).sum(), W, create_graph=True)
+            outs.append(t.autograd.grad((gw ** 2).sum(), X)[0])
+        return outs
+
+    ok(prog, rtol=1e-9, atol=1e-9)

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _dtypes as D
+from . import _conv_taps
 from ._util import dtype_of
 from .products import precision
 
@@ -108,9 +109,7 @@ def convolution(input, weight, bias, stride, padding, dilation, groups, n, name)
                            f"Kernel size: ({fmt(eff)}). Kernel size can't be greater than "
                            "actual input size")
     d = dtype_of(input)
-    out = lax.conv_general_dilated(
-        x, weight, stride, pads, rhs_dilation=dilation, dimension_numbers=_dims(n),
-        feature_group_count=groups, precision=_precision(d))
+    out = _conv_taps.conv(x, weight, stride, pads, dilation, groups, _dims(n), _precision(d))
     out = _add_bias(out.astype(d.np), bias, n)
     return out if input.ndim == n + 2 else out[0]
 
