@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from .. import _kernels
 from .._device import PLACEMENT
 from . import hooks
 from .autograd import grad_mode
@@ -32,7 +33,7 @@ def _is_float(np_dtype) -> bool:
 def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
-        k = _FWD[key] = jax.jit(fn)
+        k = _FWD[key] = _kernels.jit(fn)
     return k
 
 
@@ -54,7 +55,7 @@ def _fwd_vjp(fn, diff_idx):
 def _vjp_kernel(key, fn, diff_idx):
     k = _VJP.get((key, diff_idx))
     if k is None:
-        k = _VJP[(key, diff_idx)] = jax.jit(_fwd_vjp(fn, diff_idx))
+        k = _VJP[(key, diff_idx)] = _kernels.jit(_fwd_vjp(fn, diff_idx))
     return k
 
 

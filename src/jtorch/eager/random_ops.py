@@ -18,8 +18,8 @@ import operator
 import jax
 
 from .. import _dtypes as D
+from .. import _kernels, _registry
 from .. import _memory_format as MF
-from .. import _registry
 from .._device import default_device, resolve
 from .._device import device as Device
 from ..functional import random as FR
@@ -233,13 +233,13 @@ def _bucketed_fill(fn, x, key, counter, ops):
         def draw_flat(k, c, *o):
             return fn(jax.random.fold_in(k, c), jax.numpy.zeros((bucket,), dtype), *o)
 
-        kernel = _FILLS[(fn, bucket, dtype)] = jax.jit(draw_flat)
+        kernel = _FILLS[(fn, bucket, dtype)] = _kernels.jit(draw_flat)
     from .tensor import wrap
 
     return wrap(_first(kernel(key, counter, *ops), n, tuple(x.shape)))
 
 
-@jax.jit(static_argnums=(1, 2))
+@_kernels.jit(static_argnums=(1, 2))
 def _first(flat, n, shape):
     return flat[:n].reshape(shape)
 

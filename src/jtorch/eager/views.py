@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import weakref
 
-import jax
-
 from .. import _dtypes as D
-from .. import _strides
+from .. import _kernels, _strides
 from ..functional import shape as S
 from ..functional.elementwise import to_dtype
 from . import dispatch
@@ -36,7 +34,7 @@ def read_chain(chain, base):
     structure, values = S.split_chain(chain)
     k = _READ.get(structure)
     if k is None:
-        k = _READ[structure] = jax.jit(
+        k = _READ[structure] = _kernels.jit(
             lambda b, *at: S.apply_chain(b, S.join_chain(structure, at)))
     return k(base, *values)
 
@@ -45,7 +43,7 @@ def _scatter(chain, base, value):
     structure, values = S.split_chain(chain)
     k = _SCATTER.get(structure)
     if k is None:
-        k = _SCATTER[structure] = jax.jit(
+        k = _SCATTER[structure] = _kernels.jit(
             lambda b, v, *at: S.scatter_chain(b, S.join_chain(structure, at), v))
     return k(base, value, *values)
 

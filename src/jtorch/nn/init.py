@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _kernels
 from ..eager.autograd.grad_mode import no_grad
 from ..eager.random import default_generator
 from ..eager.tensor import wrap
@@ -50,7 +51,7 @@ def _sample_into(tensor, name: str, build, generator, *params):
             out = build(jax.random.fold_in(k, c), shape, _compute_dtype(np_dtype), *ps)
             return out.astype(np_dtype)
 
-        kernel = _KERNELS[cache_key] = jax.jit(fn)
+        kernel = _KERNELS[cache_key] = _kernels.jit(fn)
     key, counter = (generator or default_generator).next()
     with no_grad():
         tensor.copy_(wrap(kernel(key, counter, *params)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .. import _kernels
 from ..eager.autograd.grad_mode import enable_grad, no_grad
 from ..eager.tensor import Tensor, wrap
 from ..eager.views import write
@@ -139,7 +140,7 @@ def _two_loop(flat_grad, dirs, stps, ro, count, H_diag):
     return jax.lax.fori_loop(0, size, oldest_first, r), al
 
 
-@jax.jit
+@_kernels.jit
 def _push(dirs, stps, ro, count, y, s, rho):
     """Append (y, s, rho) to the history buffers, dropping the oldest row when full."""
     full = count == dirs.shape[0]
@@ -152,7 +153,7 @@ def _push(dirs, stps, ro, count, y, s, rho):
         count + 1, dirs.shape[0])
 
 
-@jax.jit
+@_kernels.jit
 def _flat_grad(values, grads):
     """All gradients in one vector (zeros for a missing one; complex as real pairs)."""
     views = []
@@ -164,7 +165,7 @@ def _flat_grad(values, grads):
     return jnp.concatenate(views, 0)
 
 
-@jax.jit
+@_kernels.jit
 def _stepped(values, step_size, update):
     """Every parameter moved by ``step_size * update`` (its slice of the flat vector)."""
     out, offset = [], 0
@@ -179,10 +180,10 @@ def _stepped(values, step_size, update):
     return out
 
 
-_two_loop_kernel = jax.jit(_two_loop)
+_two_loop_kernel = _kernels.jit(_two_loop)
 
 
-@jax.jit(static_argnums=1)
+@_kernels.jit(static_argnums=1)
 def _rows(rows, capacity):
     first = rows[0]
     buf = jnp.zeros((capacity, *first.shape), first.dtype)

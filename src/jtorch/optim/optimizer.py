@@ -20,6 +20,7 @@ from typing import Any
 
 import jax
 
+from .. import _kernels
 from ..eager import hooks
 from ..eager.autograd.grad_mode import enable_grad, no_grad
 from ..eager.autograd.node import RemovableHandle
@@ -326,7 +327,7 @@ def _kernel(update, statics: tuple):
         def group_step(params, grads, states, hyper):
             return [one(p, g, s, **hyper) for p, g, s in zip(params, grads, states, strict=True)]
 
-        k = _KERNELS[(update, statics)] = jax.jit(group_step)
+        k = _KERNELS[(update, statics)] = _kernels.jit(group_step)
     return k
 
 

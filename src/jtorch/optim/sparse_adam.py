@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import jax
-
+from .. import _kernels
 from ..eager.tensor import Tensor
 from ..eager.views import write
 from ..functional import optim as F
@@ -11,7 +10,7 @@ from .optimizer import _FunctionalOptimizer, _operand
 
 __all__ = ["SparseAdam"]
 
-_KERNEL = jax.jit(F.sparse_adam)
+_KERNEL = _kernels.jit(F.sparse_adam)
 
 
 class SparseAdam(_FunctionalOptimizer):

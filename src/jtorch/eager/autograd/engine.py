@@ -12,13 +12,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ... import _kernels
 from ..._device import PLACEMENT
 from .. import dispatch, hooks
 from ..tensor import Tensor, wrap
 from . import grad_mode
 from .node import AccumulateGrad, OpNode
 
-_add = jax.jit(jnp.add)
+_add = _kernels.jit(jnp.add)
 
 
 def _collect(roots):

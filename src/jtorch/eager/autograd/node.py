@@ -10,6 +10,7 @@ import jax
 import numpy as np
 
 from ... import _dtypes as D
+from ... import _kernels
 from ..._device import PLACEMENT
 from ..storage import Storage
 
@@ -36,7 +37,7 @@ def _conj(x):
     return x.conj() if jax.numpy.iscomplexobj(x) else x
 
 
-_apply_vjp = jax.jit(torch_vjp)
+_apply_vjp = _kernels.jit(torch_vjp)
 _RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "freed"
 
 
