@@ -239,18 +239,20 @@ def test_torch_namespace_pool_norm_pad():
     ok(prog)
 
 
-# The CPU lowering of conv{1,2,3}d sums over kernel taps (functional/_conv_taps.py): a
+# The CPU lowering of conv{1,2,3}d with stride 1 sums over kernel taps
+# (functional/_conv_taps.py): a
 # group with one input channel takes its forward from the taps, every other case keeps
 # XLA's forward and takes the weight gradient from the taps. Each case below goes through
 # one of the two, with strides, paddings, dilations and groups that change the windows.
 _TAP_CASES = [  # n, batch, C_in, C_out, spatial, kernel, stride, padding, dilation, groups
     (2, 4, 3, 8, (10, 9), (3, 3), 1, 1, 1, 1),
     (2, 4, 1, 8, (10, 10), (3, 3), 1, 0, 1, 1),
-    (2, 2, 6, 6, (9, 11), (3, 2), 2, (1, 0), 1, 3),
+    (2, 2, 6, 6, (9, 11), (3, 2), 1, (1, 0), 1, 3),
+    (2, 2, 6, 6, (9, 11), (3, 2), 2, (1, 0), 1, 3),  # strided: XLA's
     (2, 2, 4, 8, (12, 12), (3, 3), 1, 2, 2, 4),
     (2, 2, 4, 4, (8, 8), (3, 3), 1, "same", 1, 1),
     (2, 2, 4, 4, (8, 8), (1, 1), 1, 0, 1, 1),
-    (1, 3, 5, 7, (20,), (4,), 3, 2, 1, 1),
+    (1, 3, 5, 7, (20,), (4,), 1, 2, 1, 1),
     (3, 2, 4, 6, (6, 5, 7), (3, 3, 3), 1, 1, 1, 2),
     (2, 2, 2, 4, (7, 7), (5, 6), 1, 0, 1, 2),  # 30 taps: XLA's weight gradient
 ]

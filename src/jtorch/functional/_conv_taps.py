@@ -9,10 +9,11 @@ kernel's taps, each tap a strided window of the (padded) input contracted with t
 weights, the same arithmetic runs as a few dense products. Results equal
 ``lax.conv_general_dilated``'s within float32 rounding (the sum runs in another order).
 
-``conv(x, w, ...)`` is what ``functional/conv.py`` calls: on the CPU backend it takes the
-forward from the taps when a group has one input channel, and otherwise keeps XLA's
-forward and input gradient but routes the weight's tangent (so its gradient, by
-transposition) through the taps. Other backends get ``lax.conv_general_dilated`` as is.
+``conv(x, w, ...)`` is what ``functional/conv.py`` calls: on the CPU backend, for stride 1
+and at most ``MAX_TAPS`` taps, it takes the forward from the taps when a group has one
+input channel, and otherwise keeps XLA's forward and input gradient but routes the
+weight's tangent (so its gradient, by transposition) through the taps. Everything else
+(other backends, strides, half precision, symbolic shapes) is ``lax.conv_general_dilated``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def conv(x, w, stride, pads, dilation, groups, dims, precision):
     for k in w.shape[2:]:
         taps *= k
     # float32/float64 only: half-precision products would round per tap, where XLA's
-    # convolution accumulates in float32. Symbolic shapes (jax.export with a dynamic
-    # batch) keep XLA's convolution too.
-    if (jax.default_backend() != "cpu" or taps > MAX_TAPS
+    # convolution accumulates in float32. Strided convolutions measured no faster on the
+    # taps (DCGAN's 4x4 stride-2 layers); symbolic shapes (jax.export) cannot slice so.
+    if (jax.default_backend() != "cpu" or taps > MAX_TAPS or any(s != 1 for s in stride)
             or x.dtype not in (jnp.float32, jnp.float64)
             or not all(type(d) is int for d in x.shape)):
         return _xla(x, w, stride, pads, dilation, groups, dims, precision)
