@@ -240,10 +240,10 @@ def test_torch_namespace_pool_norm_pad():
 
 
 # The CPU lowering of conv{1,2,3}d with stride 1 sums over kernel taps
-# (functional/_conv_taps.py): a
-# group with one input channel takes its forward from the taps, every other case keeps
-# XLA's forward and takes the weight gradient from the taps. Each case below goes through
-# one of the two, with strides, paddings, dilations and groups that change the windows.
+# (functional/_conv_taps.py): a group with one input channel takes its forward from the
+# taps, every other case keeps XLA's forward and takes the weight gradient from the taps.
+# Each case below goes through one of the two (or, strided or past 27 taps, XLA's), with
+# paddings, dilations and groups that change the windows.
 _TAP_CASES = [  # n, batch, C_in, C_out, spatial, kernel, stride, padding, dilation, groups
     (2, 4, 3, 8, (10, 9), (3, 3), 1, 1, 1, 1),
     (2, 4, 1, 8, (10, 10), (3, 3), 1, 0, 1, 1),
