@@ -110,14 +110,18 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
-    flat = out if isinstance(out, tuple) else (out,)
-    outs = [wrap(o) for o in flat]
-    edges, diff_edges, saved = [], [], []
+    multi = type(out) is tuple
+    flat = out if multi else (out,)
     rec = hooks.RECORDER
     if rec is not None:  # torch.compile: inputs needing grad from outside the traced region
         for i in diff_idx:
             if rec.is_outside(args[i]):
                 rec.outside_input(args[i])
+    edges, diff_edges, saved = [], [], []
+    # "others" is mul's and mm's rule in PyTorch: an operand is saved only to compute
+    # another operand's gradient, so a constant factor's partner is free to change.
+    save_all = saves == "inputs" or saves == "all"
+    others = saves == "others"
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             # Integer and bool operands (indices, masks, conditions) are not differentiable
@@ -127,26 +131,29 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 edges.append(a._edge())
             elif a.dtype._kind >= 2:
                 edges.append((None, 0))
-            if _saves_input(saves, i, diff_idx):
+            if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
                 # The value too: a write through ``.data`` changes it without a version.
-                saved.append((a._vc, a._vc.version, (a.dtype, a._shape, a, 0), vals[i]))
+                vc = a._vc
+                saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
         elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
             edges.append((None, 0))
     meta = [(o.shape, o.dtype) if _is_float(o.dtype) else None for o in flat]
-    # The backward reads exactly what the op saves, so under create_graph only those inputs
-    # are differentiable arguments of the replayed VJP (a saved output depends on all).
-    live = tuple(i for i in diff_idx if saves in ("out", "all") or _saves_input(saves, i, diff_idx))
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
         name = name()
+    # The replay record (create_graph): ``saves`` decides which inputs stay live there.
     node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved,
-                  (key, fn, vals, diff_idx, live))
-    for nr, (t, m) in enumerate(zip(outs, meta, strict=False)):
+                  (key, fn, vals, diff_idx, saves))
+    save_out = saves == "out" or saves == "all"
+    outs = []
+    for nr, (o, m) in enumerate(zip(flat, meta, strict=True)):
+        t = wrap(o)
+        outs.append(t)
         if m is not None:
             t._grad_fn, t._output_nr = node, nr
-            if saves in ("out", "all"):
+            if save_out:
                 st = t._storage
                 saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr), st.value))
-    return tuple(outs) if isinstance(out, tuple) else outs[0]
+    return tuple(outs) if multi else outs[0]
 
 
 def _same_device(args, vals):
@@ -181,7 +188,11 @@ def _saves_input(saves: str, i: int, diff_idx) -> bool:
 
 def replay_backward(node: OpNode, grads):
     """Re-record a node's VJP as a differentiable op of its inputs (``create_graph=True``)."""
-    key, fn, vals, diff_idx, live = node._replay
+    key, fn, vals, diff_idx, saves = node._replay
+    # The backward reads exactly what the op saves, so under create_graph only those inputs
+    # are differentiable arguments of the replayed VJP (a saved output depends on all).
+    live = tuple(i for i in diff_idx
+                 if saves in ("out", "all") or _saves_input(saves, i, diff_idx))
     args = list(vals)
     for i, e in zip(diff_idx, node._diff_edges, strict=False):
         if i in live:

@@ -86,6 +86,24 @@ def _run_hooks(hooks, grad):
     return grad
 
 
+_ONES: dict = {}
+
+
+def _one(t: Tensor):
+    """The implicit seed of a one-element output: a 1 of its shape and dtype, kept on its
+    device between calls (a fresh host constant would be copied over on every backward)."""
+    value = t._storage.value
+    if hooks.RECORDER is not None or isinstance(value, jax.core.Tracer):
+        return np.ones(t._shape, t.dtype.np)  # a constant of the traced program
+    devices = value.devices()
+    key = (t._shape, t.dtype, *devices)
+    g = _ONES.get(key)
+    if g is None:
+        one = np.ones(t._shape, t.dtype.np)
+        g = _ONES[key] = jax.device_put(one, *devices) if len(devices) == 1 else one
+    return g
+
+
 def _seed(roots_t, grads):
     if grads is not None and len(grads) != len(roots_t):
         raise RuntimeError(f"got {len(roots_t)} tensors and {len(grads)} gradients")
@@ -101,7 +119,7 @@ def _seed(roots_t, grads):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.is_complex:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            g = np.ones(t._shape, t.dtype.np)  # a host constant: no device dispatch to seed
+            g = _one(t)
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(
@@ -203,6 +221,16 @@ def _pre_hooks(node, grads, create_graph):
 
 def _call_node(node, grads_in, create_graph):
     node.check_saved()
+    if not create_graph and type(node) is OpNode and len(node._out_meta) == 1 \
+            and node._out_meta[0] is not None and node._hooks is None \
+            and node._node_pre_hooks is None and 0 in grads_in:
+        # The common case (one output, no node hooks): no per-output bookkeeping.
+        g = grads_in[0]
+        partial = node.apply_vjp((g._value if isinstance(g, Tensor) else g,))
+        result = [None] * len(node.next_functions)
+        for e, g in zip(node._diff_edges, partial, strict=False):
+            result[e] = g
+        return result
     n_out = max(grads_in, default=-1) + 1
     if isinstance(node, OpNode):
         n_out = len(node._out_meta)
@@ -245,6 +273,11 @@ def _maybe_tensor(g):
 
 
 def _accumulate(var: Tensor, g, create_graph: bool) -> None:
+    if (not isinstance(g, Tensor) and var._grad is None and var._stride is None
+            and hooks.RECORDER is None and not PLACEMENT.blocking):
+        hooks.grad_write(var)  # the common case: a leaf's first dense gradient
+        var._grad = wrap(g)
+        return
     g = _as_tensor(g)
     if hooks.RECORDER is not None:
         hooks.grad_read(var)

@@ -149,7 +149,7 @@ class OpNode(Node):
         # source is the tensor, a saved output's its Storage; value is what the VJP read
         # (None: not compared, a clone in PyTorch).
         self._saved = saved
-        self._replay = replay  # (key, fn, leaves, diff_idx, live): to re-record the VJP
+        self._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
         self._freed = False
 
     def check_saved(self) -> None:
@@ -182,10 +182,10 @@ class OpNode(Node):
                     "the backward, was modified through .data after the forward (PyTorch "
                     "would use the new values; jtorch derives the gradient from the inputs)")
             fresh[id(value)] = src._value
-        key, fn, vals, diff_idx, live = self._replay
+        key, fn, vals, diff_idx, saves = self._replay
         vals = [fresh.get(id(v), v) for v in vals]
         _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
-        self._replay = (key, fn, vals, diff_idx, live)
+        self._replay = (key, fn, vals, diff_idx, saves)
         self._saved = [(vc, ver, desc, fresh.get(id(v), v)) for vc, ver, desc, v in self._saved]
 
     def _describe(self, desc):
