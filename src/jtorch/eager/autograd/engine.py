@@ -16,7 +16,7 @@ from ... import _kernels
 from ..._device import PLACEMENT
 from .. import dispatch, hooks
 from ..tensor import Tensor, wrap
-from . import grad_mode
+from . import fused, grad_mode
 from .node import AccumulateGrad, OpNode
 
 _add = _kernels.jit(jnp.add)
@@ -145,6 +145,9 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
         hooks.RECORDER.backward_called = True
     roots, seeds = _seed(roots_t, grads)
     deps, nodes = _collect(roots)
+    if capture is None and not create_graph and fused.try_fused(
+            roots, seeds, nodes, retain_graph, accumulate):
+        return {}
     targets = None if capture is None or accumulate else {n for n, _ in capture}
     needed = _needed(nodes, targets) if targets is not None else None
     buffers: dict = {}
