@@ -11,7 +11,10 @@ run in the same order and gradients are summed in the same order; XLA may fuse a
 nodes, so results agree with the node-by-node walk within float rounding.
 
 Graphs that change from step to step never reach ``AFTER`` and cost only the structure
-walk. ``JTORCH_FUSED_BACKWARD_AFTER`` sets the count (0 turns fusion off).
+walk. Graphs with convolutions or recurrent layers keep the walk too: their VJPs are
+compute-bound, so fusing saves little per step, while compiling them again as part of
+one program cost whole seconds of a short run (the LSTM language model: +2.4 s) and made
+the DCGAN's steps slower. ``JTORCH_FUSED_BACKWARD_AFTER`` sets the count (0: off).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from .node import AccumulateGrad, OpNode, torch_vjp
 
 AFTER = int(os.environ.get("JTORCH_FUSED_BACKWARD_AFTER", "3"))
 MAX_NODES = 400  # bigger graphs keep the walk: one program's compile time grows with them
+_HEAVY = ("_rnn", "conv")  # op names (prefixes) whose graphs keep the walk (see above)
 _SEEN: dict = {}
 _PROGRAMS: dict = {}
 
@@ -51,6 +55,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         kind = type(n)
         if kind is OpNode:
             if n._freed or not _plain(n):
+                return False
+            op = n._replay[0]
+            op = op[0] if type(op) is tuple else op
+            if type(op) is str and op.startswith(_HEAVY):
                 return False
             ops.append(n)
         elif kind is AccumulateGrad:
