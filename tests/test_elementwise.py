@@ -358,3 +358,63 @@ def test_complex_input_gradient_convention():
         return z.grad
 
     check(prog)
+
+
+# ------------------------------------------------------------------ pow's shortcut exponents
+
+_SHORTCUTS = [2, 3, 0.5, -0.5, -1, -2, 2.0, 3.0, -1.0]
+
+
+@pytest.mark.parametrize("e", _SHORTCUTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["**", "pow", "torch.pow", "**=", "out"])
+def test_pow_shortcut_exponents(e, dtype, form):
+    """A number exponent PyTorch's kernel computes without pow() (x*x, sqrt, ...) is compiled
+    into jtorch's kernel: values, dtype and gradients match, in every binding."""
+    def prog(t):
+        x = t.linspace(0.25, 3.0, 11, dtype=getattr(t, dtype)).requires_grad_()
+        if form == "**":
+            y = x ** e
+        elif form == "pow":
+            y = x.pow(e)
+        elif form == "torch.pow":
+            y = t.pow(x, e)
+        elif form == "**=":
+            y = x * 1
+            y **= e
+        else:
+            with t.no_grad():
+                out = t.empty(11, dtype=getattr(t, dtype))
+                t.pow(x, e, out=out)
+            return out, out.dtype
+        (g,) = t.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = t.autograd.grad(g.sum(), x)
+        return y, g, gg, y.grad_fn.name()
+
+    check(prog, rtol=1e-6, atol=1e-7)
+
+
+def test_pow_number_exponent_dtypes_and_kernels_stay_apart():
+    """``2`` and ``2.0`` key different kernels: an integer tensor's ``** 2`` stays integer,
+    ``** 2.0`` is float; half precision and an integer exponent the shortcut lacks still
+    run, and a tensor exponent is unaffected."""
+    check(lambda t: (t.arange(5) ** 2, t.arange(5) ** 2.0, t.arange(5) ** 2,
+                     t.arange(5.0, dtype=t.float16) ** 2, t.arange(5.0) ** 4,
+                     t.arange(5.0) ** t.tensor(2.0), 2 ** t.arange(4.0), t.arange(4.0) ** 0))
+
+
+# ------------------------------------------------------------------ cached number operands
+
+
+def test_repeated_number_operands_keep_their_type_and_sign():
+    """Numbers that come again run as cached device scalars: an int operand keeps integer
+    results, a float one float results, -0.0 keeps its sign, NaN stays NaN."""
+    def prog(t):
+        i, f = t.arange(4), t.arange(4.0)
+        outs = []
+        for _ in range(3):
+            outs += [i * 3, i * 3.0, f + 1, f * -0.0, f * 0.0, f + float("nan"), i - 7,
+                     1e-6 * f, f.add(2, alpha=3)]
+        return outs
+
+    check(prog)

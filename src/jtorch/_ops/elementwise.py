@@ -45,6 +45,16 @@ def _check_int_pow(operands, statics) -> None:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def _constant_exponent(operands) -> tuple:
+    """``pow``'s exponent is compiled in when it is a number with a shortcut (see
+    ``functional.elementwise.pow``) and the base a float32/float64 tensor."""
+    a, b = operands.get("input"), operands.get("exponent")
+    if (type(b) in (int, float) and b in E.POW_SHORTCUTS and _is_tensor(a)
+            and a.dtype.name in ("float32", "float64")):
+        return ("exponent",)
+    return ()
+
+
 def _scalar_other(name, key="other"):
     """PyTorch numbers the backward by overload: 0 for a Python-number ``key``, 1 for a tensor."""
     return numbered(name, lambda s, o: int(not is_number(o.get(key))))
@@ -69,7 +79,7 @@ op("remainder", E.remainder, dunders=("mod", "rmod", "imod"), grad_name=_scalar_
     "Remainder"), **_DIV, **BIN)
 op("fmod", E.fmod, grad_name=_scalar_other("Fmod"), extra={"check": _check_fmod}, **BIN)
 op("pow", E.pow, dunders=("pow", "rpow", "ipow"), grad_name=_POW_NAME,
-   extra={"check": _check_int_pow}, **BIN)
+   extra={"check": _check_int_pow, "constant": _constant_exponent}, **BIN)
 op("float_power", E.float_power, grad_name=_POW_NAME, **BIN)
 op("neg", E.neg, dunders=("neg",), saves="none", aliases=("negative",), **BIN)
 op("abs", E.abs, dunders=("abs",), aliases=("absolute",), **BIN)

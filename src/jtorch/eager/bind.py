@@ -34,6 +34,8 @@ def _freeze(x):
 def _op_fn(spec, names, lens, statics):
     """The pure function a kernel jits: leaves in, the op's functional result out."""
     kw_static = dict(zip(spec.static, statics))
+    # Number operands the op asked to see as constants (see ``_constant_operands``).
+    kw_static.update((n, v) for n, _, v in statics[len(spec.static):])
 
     def fn(*leaves):
         kw, i = {}, 0
@@ -51,11 +53,15 @@ def _op_fn(spec, names, lens, statics):
 
 def call(spec, names, vals, statics, out=None):
     """Run a registry op on dynamic ``vals`` (named by ``names``) and ``statics``."""
-    if spec.extra and hooks.RECORDER is None:  # host checks of values skip under compile
-        _check_index_bounds(spec, names, vals, statics)
-        host_check = spec.extra.get("check")
-        if host_check is not None:
-            host_check(dict(zip(names, vals)), dict(zip(spec.static, statics)))
+    operands = names, vals  # as called: the backward's name may depend on them
+    if spec.extra:
+        if hooks.RECORDER is None:  # host checks of values skip under compile
+            _check_index_bounds(spec, names, vals, statics)
+            host_check = spec.extra.get("check")
+            if host_check is not None:
+                host_check(dict(zip(names, vals)), dict(zip(spec.static, statics)))
+        if "constant" in spec.extra:
+            names, vals, statics = _constant_operands(spec, names, vals, statics)
     leaves, lens = [], []
     for v in vals:
         if isinstance(v, list | tuple):
@@ -82,7 +88,7 @@ def call(spec, names, vals, statics, out=None):
         return _write_out(spec, out, key, fn, leaves)
     name = spec.grad_name
     if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, spec.static, statics, names, vals)
+        name = _name_thunk(name, spec.static, statics, *operands)
     try:  # free when nothing is raised (Python 3.11's zero-cost exceptions)
         result = dispatch.apply(key, fn, leaves, name, spec.saves, spec.scalar_edges)
     except TypeError:
@@ -95,6 +101,20 @@ def call(spec, names, vals, statics, out=None):
     if spec.returns is not None:
         return spec.returns(*result)
     return result
+
+
+def _constant_operands(spec, names, vals, statics):
+    """Move the Python-number operands that ``spec.extra["constant"](operands)`` names out
+    of the kernel's arguments and into its key: XLA then compiles ``x ** 2`` as ``x * x``
+    where a traced exponent would cost a general pow. Each (name, type, value) joins the
+    statics; the type keeps ``2`` and ``2.0`` apart (int and float results differ)."""
+    picked = spec.extra["constant"](dict(zip(names, vals)))
+    if not picked:
+        return names, vals, statics
+    keep = [i for i, n in enumerate(names) if n not in picked]
+    consts = tuple((n, type(v), v) for n, v in zip(names, vals) if n in picked)
+    return (tuple(names[i] for i in keep), [vals[i] for i in keep],
+            (*statics, *consts))
 
 
 def _raise_missing(vals) -> None:
@@ -439,6 +459,16 @@ _MAY_WRITE_EXPANDED = {"masked_fill"}
 
 def _check_inplace_dtype(self, args, kwargs) -> None:
     """PyTorch rejects ``int_x &= 1.5`` by its promoted dtype before running the kernel."""
+    # The promoted dtype's category is the highest operand's: none above self's, no error.
+    kind = self.dtype._kind
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            if a.dtype._kind > kind:
+                break
+        elif isinstance(a, bool | int | float | complex) and _scalar_kind(a) > kind:
+            break
+    else:
+        return
     ops = [(self.dtype, self.dim())]
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor):
@@ -451,6 +481,11 @@ def _check_inplace_dtype(self, args, kwargs) -> None:
             f"result type {_dtypes.legacy_name(common)} can't be cast to the desired output "
             f"type {_dtypes.legacy_name(self.dtype)}"
         )
+
+
+def _scalar_kind(a) -> int:  # NumPy's float64 and complex128 subclass Python's types
+    return 3 if isinstance(a, complex) else 2 if isinstance(a, float) else int(
+        not isinstance(a, bool))
 
 
 def _reflected(fn, name):

@@ -70,6 +70,30 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
     """
     if PROFILER is not None:
         return PROFILER(key, fn, args, name, saves, scalar_edges)
+    if not PLACEMENT.active and hooks.RECORDER is None:
+        # The common case, in one pass: operand values, and which operands need a gradient.
+        vals, diff_idx, grad = [], (), _state.enabled
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                vals.append(a._value)
+                if grad and (a.requires_grad if a._base is not None
+                             else a._grad_fn is not None or a._requires_grad):
+                    diff_idx += (i,)
+            elif type(a) is float or type(a) is int:
+                vals.append(_scalar(a))
+            else:
+                vals.append(a)
+        if diff_idx:
+            return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
+        k = _FWD.get(key)
+        if k is None:
+            k = _FWD[key] = _kernels.jit(fn)
+        out = k(*vals)
+        if PLACEMENT.blocking:
+            jax.block_until_ready(out)
+        if type(out) is tuple:
+            return tuple(wrap(o) for o in out)
+        return wrap(out)
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if PLACEMENT.active:
         vals = _same_device(args, vals)
@@ -79,6 +103,32 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
         with jax.ensure_compile_time_eval():
             return _apply(key, fn, args, vals, name, saves, scalar_edges)
     return _apply(key, fn, args, vals, name, saves, scalar_edges)
+
+
+_SCALARS: dict = {}
+
+
+def _scalar(v):
+    """A Python number operand as a cached device scalar once it has come twice.
+
+    JAX converts a Python number argument on every call (several us); a weakly typed
+    device array of the same value gives the kernel the same type, so the same
+    compiled program runs. A value is converted on its second appearance, so numbers that
+    change every step (a scheduled learning rate) cost a dictionary entry, not a copy.
+    Zero (0.0 and -0.0 would share a key), NaN and integers beyond int64 stay numbers.
+    """
+    if not v or v != v or (type(v) is int and not -(1 << 62) < v < 1 << 62):
+        return v
+    key = (type(v), v)
+    hit = _SCALARS.get(key)
+    if hit is None or type(hit) is int:
+        if hit is None:
+            if len(_SCALARS) >= 4096:
+                _SCALARS.clear()
+            _SCALARS[key] = 1
+            return v
+        hit = _SCALARS[key] = jax.device_put(v)
+    return hit
 
 
 def _host_constants(vals) -> bool:
@@ -107,7 +157,10 @@ def _apply(key, fn, args, vals, name, saves, scalar_edges):
 
 
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
-    out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    k = _VJP.get((key, diff_idx))
+    if k is None:
+        k = _vjp_kernel(key, fn, diff_idx)
+    out, vjp = k(*vals)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
     multi = type(out) is tuple
@@ -128,7 +181,9 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             # inputs in PyTorch's schemas, so they get no slot in next_functions.
             if i in diff_idx:
                 diff_edges.append(len(edges))
-                edges.append(a._edge())
+                node = a._grad_fn  # ``_edge()`` without its view check when a is no view
+                edges.append((node, a._output_nr) if node is not None and a._base is None
+                             else a._edge())
             elif a.dtype._kind >= 2:
                 edges.append((None, 0))
             if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
@@ -137,17 +192,16 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
         elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
             edges.append((None, 0))
-    meta = [(o.shape, o.dtype) if _is_float(o.dtype) else None for o in flat]
+    outs = [wrap(o) for o in flat]
+    meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
+            for t, o in zip(outs, flat, strict=True)]
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
         name = name()
     # The replay record (create_graph): ``saves`` decides which inputs stay live there.
     node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved,
                   (key, fn, vals, diff_idx, saves))
     save_out = saves == "out" or saves == "all"
-    outs = []
-    for nr, (o, m) in enumerate(zip(flat, meta, strict=True)):
-        t = wrap(o)
-        outs.append(t)
+    for nr, (t, m) in enumerate(zip(outs, meta, strict=True)):
         if m is not None:
             t._grad_fn, t._output_nr = node, nr
             if save_out:

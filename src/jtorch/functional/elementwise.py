@@ -6,6 +6,8 @@ and clamping in ``comparison.py``; both are re-exported here.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
@@ -131,7 +133,16 @@ def fmod(input, other):
     return jnp.fmod(a, b)
 
 
+# The exponents PyTorch's CPU kernel computes without pow(): x*x for 2, x*x*x for 3, sqrt,
+# rsqrt, the reciprocal, 1/(x*x). A Python-number exponent among them reaches ``pow`` as a
+# number (the eager binding keys the kernel on it), not as a traced scalar.
+POW_SHORTCUTS = frozenset((2, 3, 0.5, -0.5, -1, -2))
+
+
 def pow(input, exponent):
+    if (type(exponent) in (int, float) and exponent in POW_SHORTCUTS
+            and dtype_of(input) in (D.float32, D.float64)):
+        return _pow_const(input, float(exponent))
     dtype, a, b = promote(input, exponent)
     if dtype is D.bool:
         if jnp.ndim(exponent) != 0 or jnp.ndim(input) == 0:
@@ -175,6 +186,34 @@ def _pow_jvp(primals, tangents):
 
 
 _pow.defjvp(_pow_jvp, symbolic_zeros=True)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _pow_const(a, b: float):
+    """``a ** b`` for a constant ``b``, as PyTorch's CPU kernel computes the shortcut
+    exponents (products are exact as pow's are; sqrt and rsqrt are several times cheaper)."""
+    if b == 1:
+        return a
+    if b == 2:
+        return a * a
+    if b == 3:
+        return a * a * a
+    if b == 0.5:
+        return jnp.sqrt(a)
+    if b == -0.5:
+        return jax.lax.rsqrt(a)
+    if b == -1:
+        return 1 / a
+    if b == -2:
+        return 1 / (a * a)
+    return jnp.power(a, jnp.asarray(b, a.dtype))
+
+
+@_pow_const.defjvp
+def _pow_const_jvp(b, primals, tangents):
+    # PyTorch's pow_backward for a number exponent: grad * (b * a ** (b - 1)).
+    (a,), (da,) = primals, tangents
+    return _pow_const(a, b), da * (b * _pow_const(a, b - 1))
 
 
 def float_power(input, exponent):
