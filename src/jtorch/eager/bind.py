@@ -20,6 +20,7 @@ from .autograd import grad_mode
 from .tensor import Size, Tensor
 
 _FNS: dict = {}
+_SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
 _MISSING = inspect.Parameter.empty
 
 
@@ -64,7 +65,7 @@ def call(spec, names, vals, statics, out=None):
             names, vals, statics = _constant_operands(spec, names, vals, statics)
     leaves, lens = [], []
     for v in vals:
-        if isinstance(v, list | tuple):
+        if isinstance(v, _SEQ):
             for j, x in enumerate(v):
                 if isinstance(x, np.ndarray):
                     raise TypeError(f"expected Tensor as element {j} in argument "
@@ -72,7 +73,7 @@ def call(spec, names, vals, statics, out=None):
             leaves.extend(v)
             lens.append(len(v))
         else:
-            if type(v) is not Tensor and isinstance(v, np.generic | np.ndarray):
+            if type(v) is not Tensor and isinstance(v, _NUMPY):
                 v = _numpy_operand(spec, names[len(lens)], v)
             leaves.append(v)
             lens.append(-1)
@@ -155,14 +156,16 @@ def _check_index_bounds(spec, names, vals, statics) -> None:
 
 def _layout(result, leaves) -> None:
     """Give a pointwise result its inputs' memory order, as PyTorch's TensorIterator does."""
-    inputs = [(x._shape, x._stride) for x in leaves
-              if isinstance(x, Tensor) and x._stride is not None]
-    if any(not _strides.is_contiguous(sh, st) for sh, st in inputs):
-        inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
-        full = [(sh, st if st is not None else _strides.contiguous_strides(sh))
-                for sh, st in inputs]
-        for r in result if isinstance(result, tuple) else (result,):
-            r._stride = output_strides(r._shape, full)
+    for x in leaves:  # the common case, all inputs contiguous, leaves the result as it is
+        if isinstance(x, Tensor) and x._stride is not None and not _strides.is_contiguous(
+                x._shape, x._stride):
+            break
+    else:
+        return
+    inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
+    full = [(sh, st if st is not None else _strides.contiguous_strides(sh)) for sh, st in inputs]
+    for r in result if isinstance(result, tuple) else (result,):
+        r._stride = output_strides(r._shape, full)
 
 
 def _write_out(spec, out, key, fn, leaves):

@@ -25,9 +25,9 @@ import jax.numpy as jnp
 
 from ... import _kernels
 from ..._device import PLACEMENT
-from .. import hooks
+from .. import dispatch, hooks
 from ..tensor import Tensor
-from . import grad_mode
+from . import engine, grad_mode
 from .node import AccumulateGrad, OpNode, torch_vjp
 
 AFTER = int(os.environ.get("JTORCH_FUSED_BACKWARD_AFTER", "3"))
@@ -43,9 +43,6 @@ def _plain(node) -> bool:
 
 def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     """Run this backward as one program if the graph qualifies; True when it did."""
-    from .. import dispatch
-    from .engine import _accumulate
-
     if (AFTER <= 0 or len(nodes) > MAX_NODES or grad_mode._state.anomaly
             or PLACEMENT.blocking or hooks.RECORDER is not None
             or dispatch.PROFILER is not None):
@@ -100,7 +97,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
-                _accumulate(n.variable, g, False)
+                engine._accumulate(n.variable, g, False)
     if not retain_graph:
         for n in ops:
             n.release()
