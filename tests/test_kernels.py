@@ -43,3 +43,33 @@ def test_eager_ops_inside_a_users_jax_jit():
     f = jtorch.func.to_jax(lambda x: (x * 2).exp().sum())
     x = np.linspace(0, 1, 4, dtype=np.float32)
     np.testing.assert_allclose(float(jax.jit(f)(x)), float(np.exp(2 * x).sum()), rtol=1e-6)
+
+
+def test_lowering_shares_one_mlir_context_per_thread():
+    """JAX lowers into a reused MLIR context (see _kernels.share_mlir_context): programs
+    lowered one after another give the same results as with fresh contexts, another thread
+    gets its own context, and the context is renewed after _CONTEXT_USES programs."""
+    import threading
+
+    from jax._src.interpreters import mlir
+
+    assert _kernels.share_mlir_context()
+    assert getattr(mlir.make_ir_context, "_jtorch_shared", False)
+    first, second = mlir.make_ir_context(), mlir.make_ir_context()
+    assert first is second or _kernels._shared.uses == 1  # renewed between the two calls
+    fresh = mlir.make_ir_context.__wrapped__()
+    assert fresh is not first
+    other = []
+    t = threading.Thread(target=lambda: other.append(mlir.make_ir_context()))
+    t.start()
+    t.join()
+    assert other[0] is not mlir.make_ir_context()
+    last = mlir.make_ir_context()
+    _kernels._shared.uses = _kernels._CONTEXT_USES  # used up: the next program gets a new one
+    renewed = mlir.make_ir_context()
+    assert renewed is not last and _kernels._shared.uses == 1
+    for n in range(1, 6):  # several new programs through the shared context, exact results
+        x = np.arange(n * 7, dtype=np.float32)
+        out = jax.jit(lambda a, n=n: jnp.cumsum(a * n) - a)(x)
+        np.testing.assert_array_equal(np.asarray(out), np.cumsum(x * n) - x)
+    assert jtorch.allclose(jtorch.arange(5.0) ** 2, jtorch.tensor([0.0, 1, 4, 9, 16]))
