@@ -19,7 +19,8 @@ def test_kernel_top_level_and_nested_agree():
     np.testing.assert_allclose(np.asarray(nested), np.asarray(top) + 1)
     assert k._cache_size() == 1  # nested, it is traced into the outer program, not compiled
     if jax.default_backend() == "cpu":
-        assert _kernels.options() == {"xla_cpu_use_fusion_emitters": False}
+        assert _kernels.options() == {"xla_cpu_use_fusion_emitters": False,
+                                      "xla_backend_optimization_level": 1}
 
 
 def test_kernel_decorator_with_static_args_and_errors_pass_through():

@@ -4,8 +4,12 @@ Eager mode compiles one small XLA program per op signature (and per VJP), so a p
 first step is mostly XLA compile time. On the CPU backend these kernels skip XLA's newer
 fusion emitters (``xla_cpu_use_fusion_emitters=false``): that halves their compile time
 (the digits CNN's first step 3.1 -> 2.2 s cold) at no measured cost in steady-state
-speed, because an eager kernel is one op and has little to fuse. Programs compiled by
-``torch.compile`` keep XLA's defaults. ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns this off.
+speed, because an eager kernel is one op and has little to fuse. They are also built at
+LLVM optimisation level 1 (``xla_backend_optimization_level=1``): about 40% less compile
+time again (an LSTM layer's forward and backward 1.0 -> 0.57 s; the LSTM language model's
+cold run 22.7 -> 14.8 s), while steady steps stayed within run-to-run noise (MLP, CNN,
+LSTM steps; pooling kernels alone about 10% slower). Programs compiled by
+``torch.compile`` keep XLA's defaults. ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
 defined at import start no JAX backend). JAX accepts compiler options only on a top-level
@@ -26,7 +30,7 @@ import threading
 
 import jax
 
-_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1}
 _options: dict | None = None
 
 
