@@ -33,8 +33,16 @@ def _is_float(np_dtype) -> bool:
 def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
-        k = _FWD[key] = _kernels.jit(fn)
+        k = _FWD[key] = _kernels.jit(fn, full_opt=_full_opt(key))
     return k
+
+
+def _full_opt(key) -> bool:
+    """Kernels of convolutions keep LLVM's default optimisation (``_kernels``)."""
+    op = key[0] if type(key) is tuple and key else key
+    if op == "backward":  # a replayed VJP (create_graph): ("backward", key, ...)
+        return _full_opt(key[1])
+    return _kernels.full_optimisation(op)
 
 
 def _fwd_vjp(fn, diff_idx):
@@ -55,7 +63,8 @@ def _fwd_vjp(fn, diff_idx):
 def _vjp_kernel(key, fn, diff_idx):
     k = _VJP.get((key, diff_idx))
     if k is None:
-        k = _VJP[(key, diff_idx)] = _kernels.jit(_fwd_vjp(fn, diff_idx))
+        k = _VJP[(key, diff_idx)] = _kernels.jit(_fwd_vjp(fn, diff_idx),
+                                                 full_opt=_full_opt(key))
     return k
 
 
@@ -87,7 +96,7 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
             return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
         k = _FWD.get(key)
         if k is None:
-            k = _FWD[key] = _kernels.jit(fn)
+            k = _fwd_kernel(key, fn)
         out = k(*vals)
         if PLACEMENT.blocking:
             jax.block_until_ready(out)

@@ -38,6 +38,7 @@ def _conj(x):
 
 
 _apply_vjp = _kernels.jit(torch_vjp)
+_apply_vjp_full = _kernels.jit(torch_vjp, full_opt=True)  # convolutions' (see _kernels)
 _RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "freed"
 
 
@@ -234,7 +235,10 @@ class OpNode(Node):
         return tuple(out)
 
     def apply_vjp(self, cotangents):
-        out = _apply_vjp(self._vjp, cotangents)
+        replay = self._replay
+        full = replay is not None and type(replay[0]) is tuple and _kernels.full_optimisation(
+            replay[0][0])
+        out = (_apply_vjp_full if full else _apply_vjp)(self._vjp, cotangents)
         if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
             jax.block_until_ready(out)
         return out
