@@ -83,6 +83,7 @@ def test_convolution_kernels_keep_full_optimisation():
 
     assert _kernels.full_optimisation("conv_transpose2d")
     assert _kernels.full_optimisation("conv2d") and not _kernels.full_optimisation("add")
+    assert _kernels.full_optimisation("max_pool2d_with_indices")
     assert dispatch._full_opt(("backward", ("conv2d", ("input",)), (0,), 2))
     assert not dispatch._full_opt(("mul", ("input", "other"))) and not dispatch._full_opt(7)
     m = jtorch.nn.ConvTranspose2d(4, 3, 4, 2, 1)

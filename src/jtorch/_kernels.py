@@ -8,9 +8,9 @@ speed, because an eager kernel is one op and has little to fuse. They are also b
 LLVM optimisation level 1 (``xla_backend_optimization_level=1``): about 40% less compile
 time again (an LSTM layer's forward and backward 1.0 -> 0.57 s; the LSTM language model's
 cold run 22.7 -> 14.8 s), while steady steps stayed within run-to-run noise (MLP, CNN,
-LSTM steps; pooling kernels alone about 10% slower). Convolution kernels keep LLVM's
-default level (``full_optimisation``): a transposed convolution runs 4x slower at level 1
-or 2. Programs compiled by
+LSTM steps). Convolution and pooling kernels keep LLVM's default level
+(``full_optimisation``): a transposed convolution runs 4x slower at level 1 or 2, pooling
+about 10% slower. Programs compiled by
 ``torch.compile`` keep XLA's defaults. ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
@@ -86,8 +86,9 @@ def share_mlir_context() -> bool:
 def full_optimisation(op) -> bool:
     """Whether kernels of the op named ``op`` (a dispatch key's first item) keep LLVM's
     default optimisation level: XLA:CPU's convolutions with dilated inputs (transposed
-    convolutions, input gradients of strided ones) run 4x slower below it."""
-    return type(op) is str and "conv" in op
+    convolutions, input gradients of strided ones) run 4x slower below it, pooling about
+    10% slower."""
+    return type(op) is str and ("conv" in op or "pool" in op)
 
 
 def jit(fn=None, *, full_opt: bool = False, **kw):
