@@ -79,13 +79,11 @@ def test_lowering_shares_one_mlir_context_per_thread():
 def test_convolution_kernels_keep_full_optimisation():
     """Convolutions (and their backward application) keep LLVM's default level: XLA:CPU's
     dilated-input convolutions run 4x slower below it. Other kernels get level 1."""
-    from jtorch.eager import dispatch
-
-    assert _kernels.full_optimisation("conv_transpose2d")
-    assert _kernels.full_optimisation("conv2d") and not _kernels.full_optimisation("add")
-    assert _kernels.full_optimisation("max_pool2d_with_indices")
-    assert dispatch._full_opt(("backward", ("conv2d", ("input",)), (0,), 2))
-    assert not dispatch._full_opt(("mul", ("input", "other"))) and not dispatch._full_opt(7)
+    full = _kernels.full_optimisation
+    assert full(("conv_transpose2d", ("input",))) and full("conv2d") and not full("add")
+    assert full(("max_pool2d_with_indices", ("input",)))
+    assert full(("backward", ("conv2d", ("input",)), (0,), 2))
+    assert not full(("mul", ("input", "other"))) and not full(7)
     m = jtorch.nn.ConvTranspose2d(4, 3, 4, 2, 1)
     x = jtorch.randn(2, 4, 3, 3, requires_grad=True)
     m(x).sum().backward()  # runs through the full-optimisation kernels

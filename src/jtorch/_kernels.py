@@ -83,11 +83,14 @@ def share_mlir_context() -> bool:
     return True
 
 
-def full_optimisation(op) -> bool:
-    """Whether kernels of the op named ``op`` (a dispatch key's first item) keep LLVM's
-    default optimisation level: XLA:CPU's convolutions with dilated inputs (transposed
-    convolutions, input gradients of strided ones) run 4x slower below it, pooling about
-    10% slower."""
+def full_optimisation(key) -> bool:
+    """Whether the kernels of the op a dispatch ``key`` names (its first item, or the op
+    of a replayed VJP's ``("backward", key, ...)``) keep LLVM's default optimisation
+    level: XLA:CPU's convolutions with dilated inputs (transposed convolutions, input
+    gradients of strided ones) run 4x slower below it, pooling about 10% slower."""
+    op = key[0] if type(key) is tuple and key else key
+    if op == "backward":
+        return full_optimisation(key[1])
     return type(op) is str and ("conv" in op or "pool" in op)
 
 

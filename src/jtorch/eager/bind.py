@@ -468,7 +468,7 @@ def _check_inplace_dtype(self, args, kwargs) -> None:
         if isinstance(a, Tensor):
             if a.dtype._kind > kind:
                 break
-        elif isinstance(a, bool | int | float | complex) and _scalar_kind(a) > kind:
+        elif isinstance(a, bool | int | float | complex) and _dtypes._scalar_dtype(a)._kind > kind:
             break
     else:
         return
@@ -486,9 +486,6 @@ def _check_inplace_dtype(self, args, kwargs) -> None:
         )
 
 
-def _scalar_kind(a) -> int:  # NumPy's float64 and complex128 subclass Python's types
-    return 3 if isinstance(a, complex) else 2 if isinstance(a, float) else int(
-        not isinstance(a, bool))
 
 
 def _reflected(fn, name):

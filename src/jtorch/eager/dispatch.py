@@ -33,16 +33,8 @@ def _is_float(np_dtype) -> bool:
 def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
-        k = _FWD[key] = _kernels.jit(fn, full_opt=_full_opt(key))
+        k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key))
     return k
-
-
-def _full_opt(key) -> bool:
-    """Kernels of convolutions keep LLVM's default optimisation (``_kernels``)."""
-    op = key[0] if type(key) is tuple and key else key
-    if op == "backward":  # a replayed VJP (create_graph): ("backward", key, ...)
-        return _full_opt(key[1])
-    return _kernels.full_optimisation(op)
 
 
 def _fwd_vjp(fn, diff_idx):
@@ -64,7 +56,7 @@ def _vjp_kernel(key, fn, diff_idx):
     k = _VJP.get((key, diff_idx))
     if k is None:
         k = _VJP[(key, diff_idx)] = _kernels.jit(_fwd_vjp(fn, diff_idx),
-                                                 full_opt=_full_opt(key))
+                                                 full_opt=_kernels.full_optimisation(key))
     return k
 
 
@@ -94,15 +86,7 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
                 vals.append(a)
         if diff_idx:
             return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
-        k = _FWD.get(key)
-        if k is None:
-            k = _fwd_kernel(key, fn)
-        out = k(*vals)
-        if PLACEMENT.blocking:
-            jax.block_until_ready(out)
-        if type(out) is tuple:
-            return tuple(wrap(o) for o in out)
-        return wrap(out)
+        return _forward(key, fn, vals)
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if PLACEMENT.active:
         vals = _same_device(args, vals)
@@ -157,10 +141,18 @@ def _apply(key, fn, args, vals, name, saves, scalar_edges):
         )
         if diff_idx:
             return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
-    out = _fwd_kernel(key, fn)(*vals)
+    return _forward(key, fn, vals)
+
+
+def _forward(key, fn, vals):
+    """The forward kernel's result as fresh tensors (no autograd record)."""
+    k = _FWD.get(key)
+    if k is None:
+        k = _fwd_kernel(key, fn)
+    out = k(*vals)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
-    if isinstance(out, tuple):
+    if type(out) is tuple:
         return tuple(wrap(o) for o in out)
     return wrap(out)
 

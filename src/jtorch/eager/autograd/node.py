@@ -235,9 +235,7 @@ class OpNode(Node):
         return tuple(out)
 
     def apply_vjp(self, cotangents):
-        replay = self._replay
-        full = replay is not None and type(replay[0]) is tuple and _kernels.full_optimisation(
-            replay[0][0])
+        full = self._replay is not None and _kernels.full_optimisation(self._replay[0])
         out = (_apply_vjp_full if full else _apply_vjp)(self._vjp, cotangents)
         if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
             jax.block_until_ready(out)
