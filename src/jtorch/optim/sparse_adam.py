@@ -10,7 +10,7 @@ from .optimizer import _FunctionalOptimizer, _operand
 
 __all__ = ["SparseAdam"]
 
-_KERNEL = _kernels.jit(F.sparse_adam)
+_KERNEL = _kernels.jit(F.sparse_adam, full_opt=True)
 
 
 class SparseAdam(_FunctionalOptimizer):

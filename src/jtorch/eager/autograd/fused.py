@@ -92,7 +92,8 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
     program = _PROGRAMS.get(key)
     if program is None:
-        program = _PROGRAMS[key] = _kernels.jit(_program(plan, root_targets, len(leaves)))
+        program = _PROGRAMS[key] = _kernels.jit(_program(plan, root_targets, len(leaves)),
+                                                full_opt=True)  # a whole backward: see _kernels
     grads = program([n._vjp for n in ops], values)
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
