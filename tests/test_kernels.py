@@ -88,3 +88,37 @@ def test_convolution_kernels_keep_full_optimisation():
     x = jtorch.randn(2, 4, 3, 3, requires_grad=True)
     m(x).sum().backward()  # runs through the full-optimisation kernels
     assert x.grad.shape == x.shape
+
+
+def test_training_keeps_uncommitted_arrays_so_kernels_compile_once():
+    """jit compiles a kernel again when an argument turns committed. Parameters, gradients
+    and optimizer state created on the default device stay uncommitted through backward
+    and the optimizer step, so the second training step compiles nothing new; a
+    committed output keeps a committed seed."""
+    from jtorch.eager import dispatch
+
+    jtorch.manual_seed(0)
+    m = jtorch.nn.Sequential(jtorch.nn.Linear(3, 5), jtorch.nn.Tanh(), jtorch.nn.Linear(5, 2))
+    opt = jtorch.optim.Adam(m.parameters(), 1e-2)
+    x, y = jtorch.randn(4, 3), jtorch.randint(0, 2, (4,))
+
+    def compiled():
+        return sum(k._cache_size() for k in (*dispatch._FWD.values(), *dispatch._VJP.values()))
+
+    sizes = []
+    for _ in range(3):
+        loss = jtorch.nn.functional.cross_entropy(m(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sizes.append(compiled())
+    assert sizes[1] == sizes[2] == sizes[0], sizes
+    for p in m.parameters():
+        assert not p._value.committed and not p.grad._value.committed
+        assert not any(s._value.committed for s in opt.state[p].values()
+                       if isinstance(s, jtorch.Tensor))
+    w = jtorch.ones(2, requires_grad=True)
+    w._storage.value = jax.device_put(w._value, jax.devices()[0])  # as placement commits it
+    assert w._value.committed
+    (w * 2).sum().backward()
+    assert w.grad._value.committed and w.grad.tolist() == [2.0, 2.0]

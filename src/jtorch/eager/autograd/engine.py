@@ -91,16 +91,27 @@ _ONES: dict = {}
 
 def _one(t: Tensor):
     """The implicit seed of a one-element output: a 1 of its shape and dtype, kept on its
-    device between calls (a fresh host constant would be copied over on every backward)."""
+    device between calls (a fresh host constant would be copied over on every backward).
+
+    It is committed to its device only when the output is: a committed argument makes
+    every kernel output committed, and jit compiles a kernel again for committed inputs,
+    so a committed seed of an uncommitted graph made the gradients, and through the
+    optimizer the parameters, committed after the first step, and every kernel that
+    reads them compiled twice."""
     value = t._storage.value
     if hooks.RECORDER is not None or isinstance(value, jax.core.Tracer):
         return np.ones(t._shape, t.dtype.np)  # a constant of the traced program
     devices = value.devices()
-    key = (t._shape, t.dtype, *devices)
+    committed = value.committed
+    key = (t._shape, t.dtype, committed, *devices)
     g = _ONES.get(key)
     if g is None:
         one = np.ones(t._shape, t.dtype.np)
-        g = _ONES[key] = jax.device_put(one, *devices) if len(devices) == 1 else one
+        if len(devices) != 1:
+            g = one
+        else:
+            g = jax.device_put(one, *devices) if committed else jax.device_put(one)
+        _ONES[key] = g
     return g
 
 
