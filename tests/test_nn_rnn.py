@@ -139,6 +139,76 @@ def test_packed_sequence(case):
           atol=1e-8)
 
 
+def _long_packed_run(lengths, batch_first=False, with_hx=False, lstm=True):
+    """``_packed_run`` on a batch as long as its longest sequence, more than one chunk."""
+    xs = RNG.standard_normal((max(lengths), len(lengths), 3))
+
+    def run(t, m):
+        x = _leaf(t, np.swapaxes(xs, 0, 1) if batch_first else xs)
+        packed = t.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                                     enforce_sorted=False)
+        leaves, hx, rng = [x], None, np.random.default_rng(1)  # the same states on both sides
+        if with_hx:
+            layers = m.num_layers * (2 if m.bidirectional else 1)
+            size = m.proj_size or m.hidden_size
+            hx = [_leaf(t, rng.standard_normal((layers, len(lengths), size)))]
+            if lstm:
+                hx.append(_leaf(t, rng.standard_normal((layers, len(lengths), m.hidden_size))))
+            leaves += hx
+            hx = tuple(hx) if lstm else hx[0]
+        out, states = m(packed, hx)
+        padded = t.nn.utils.rnn.pad_packed_sequence(out, batch_first=batch_first)
+        return (tuple(out), padded, states), leaves
+
+    return run
+
+
+@pytest.mark.parametrize("case", [
+    ("lstm_2l", lambda t: t.nn.LSTM(3, 4, 2, dtype=t.float64), [11, 3, 7, 9], False, True,
+     True, False),
+    ("lstm_2l_bi_proj_bf", lambda t: t.nn.LSTM(3, 4, 2, bidirectional=True, proj_size=2,
+                                               batch_first=True, dtype=t.float64),
+     [5, 12, 9], True, True, True, False),
+    ("gru_2l_dropout_train", lambda t: t.nn.GRU(3, 4, 2, dropout=1.0, dtype=t.float64),
+     [9, 10, 2], False, True, False, True),
+    ("rnn_bi_nohx", lambda t: t.nn.RNN(3, 4, bidirectional=True, dtype=t.float64),
+     [4, 13, 1], False, False, False, False),
+    ("lstm_exact_chunks", lambda t: t.nn.LSTM(3, 4, dtype=t.float64), [8, 6], False, False,
+     True, False),
+], ids=lambda c: c[0])
+def test_long_packed_sequence_runs_in_chunks(case, monkeypatch):
+    """Packed batches longer than a chunk (4 steps here) run a kernel per chunk, the state
+    carried across chunks (backwards in time for the reverse direction): outputs, final
+    states and gradients still match one whole-sequence run (PyTorch's)."""
+    from jtorch.nn.modules import rnn as rnn_module
+
+    monkeypatch.setattr(rnn_module, "_CHUNK", 4)
+    _, make, lengths, batch_first, with_hx, lstm, train = case
+    check(_program(make, _long_packed_run(lengths, batch_first, with_hx, lstm), train=train),
+          rtol=1e-6, atol=1e-8)
+
+
+def test_long_packed_sequences_compile_one_kernel():
+    """Batches of different lengths above one chunk share the chunk's kernel: XLA compiles
+    the stack once, not once per batch length (the default chunk, 16 steps)."""
+    from jtorch.eager import dispatch
+
+    def rnn_kernels():
+        return sum(k._cache_size() for key, k in dispatch._VJP.items() if key[0][0] == "_rnn")
+
+    m = jtorch.nn.LSTM(3, 5, 2)
+    sizes = []
+    for longest in (17, 29, 40, 23):
+        x = jtorch.randn(longest, 3, 3, requires_grad=True)
+        packed = jtorch.nn.utils.rnn.pack_padded_sequence(x, [longest, 9, 4])
+        out, _ = m(packed)
+        out.data.sum().backward()
+        sizes.append(rnn_kernels())
+    assert sizes[0] >= 1 and len(set(sizes)) == 1, sizes
+    check(_program(lambda t: t.nn.LSTM(3, 4, dtype=t.float64),
+                   _long_packed_run([37, 20, 30], with_hx=True)), rtol=1e-6, atol=1e-8)
+
+
 def test_dropout_between_layers_in_training():
     """p=1 zeroes every layer's output but the last: deterministic, so comparable. The
     evaluation run (no dropout) also checks a two-layer LSTM with given (h0, c0)."""

@@ -7,7 +7,8 @@ from .._registry import op
 from ..functional import rnn as R
 
 op("_rnn", R.rnn, function=False, method=False, grad_name="CatBackward0",
-   static=("mode", "num_layers", "bidirectional", "batch_first", "has_biases", "proj_size"))
+   static=("mode", "num_layers", "bidirectional", "batch_first", "has_biases", "proj_size",
+           "reverse"))
 op("rnn_tanh_cell", R.rnn_tanh_cell, method=False, grad_name="TanhBackward0")
 op("rnn_relu_cell", R.rnn_relu_cell, method=False, grad_name="ReluBackward0")
 op("lstm_cell", R.lstm_cell, method=False, grad_name="MulBackward0")

@@ -91,15 +91,19 @@ def _check_dtypes(input, hx, params) -> None:
 
 
 def rnn(input, hx, params, lengths=None, mode="LSTM", num_layers=1, bidirectional=False,
-        batch_first=False, has_biases=True, proj_size=0):
+        batch_first=False, has_biases=True, proj_size=0, reverse=False):
     """A stacked (bidirectional) RNN over a 3-D ``input``; ``hx`` is ``(h0,)`` or, for the
     LSTM, ``(h0, c0)``; ``params`` are the flat weights in PyTorch's order (per layer and
     direction: w_ih, w_hh, [b_ih, b_hh], [w_hr]). Returns ``(output, h_n[, c_n])``.
+    ``reverse`` runs a one-directional stack backwards in time: the reverse direction of a
+    bidirectional layer on its own, as a long packed sequence's chunks run it.
 
     Differences from PyTorch: dropout between layers is applied by the caller (a stack
     with dropout in training runs one layer per call)."""
     if mode not in MODES:
         raise ValueError(f"Unknown mode {mode!r}")
+    if reverse and bidirectional:
+        raise ValueError("rnn: reverse=True runs one direction; bidirectional must be False")
     lstm = mode == "LSTM"
     _check_dtypes(input, hx, params)
     x = jnp.swapaxes(input, 0, 1) if batch_first else input
@@ -115,7 +119,7 @@ def rnn(input, hx, params, lengths=None, mode="LSTM", num_layers=1, bidirectiona
         for d in range(dirs):
             k = layer * dirs + d
             h, c, out = _layer(mode, x, h0[k], None if c0 is None else c0[k], weights[k], mask,
-                               d == 1)
+                               reverse or d == 1)
             outs.append(out)
             hs.append(h)
             cs.append(c)

@@ -7,6 +7,14 @@ layers in training mode it runs one layer per kernel with ``F.dropout`` in betwe
 PackedSequence runs on its padded, length-sorted form with a per-sequence length mask and
 is packed again; final states are those at each sequence's true length.
 
+A packed batch longer than ``_CHUNK`` steps runs in chunks of ``_CHUNK`` steps, the state
+carried from one kernel call to the next (the reverse direction from the last chunk to the
+first). XLA compiles a kernel per sequence length, and a packed batch's length is that of
+its longest sequence, so whole-sequence kernels meant compiling forward and backward again
+for nearly every batch (0.8 s per layer for a small LSTM); chunks compile once. The last
+chunk is padded to full length: the length mask keeps the state and zeroes the output
+there, so results are those of one whole-sequence kernel.
+
 Differences from PyTorch: ``flatten_parameters()`` does nothing (there is no cuDNN weight
 buffer); ``_flat_weights`` is always read from the current parameters.
 """
@@ -16,6 +24,8 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+
+import numpy as np
 
 import jtorch
 
@@ -27,6 +37,25 @@ from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequenc
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_CHUNK = 16  # time steps per kernel call for packed batches longer than this (see above)
+
+
+def _padded_steps(steps: int) -> int:
+    """A packed batch's padded length: its own up to ``_CHUNK``, else whole chunks."""
+    return steps if steps <= _CHUNK else -(-steps // _CHUNK) * _CHUNK
+
+
+def _chunks(run, x, hx: tuple, flat, rel: list, reverse: bool, **kw) -> tuple:
+    """One stack over ``x`` (time-major, ``len(rel)`` chunks), a kernel call per chunk with
+    each chunk's own lengths ``rel``: (output, final states)."""
+    pieces = x.split(_CHUNK)
+    outs = [None] * len(pieces)
+    state = hx
+    for k in (reversed(range(len(pieces))) if reverse else range(len(pieces))):
+        out = run(pieces[k], state, flat, rel[k], reverse=reverse, **kw)
+        outs[k], state = out[0], out[1:]
+    return jtorch.cat(outs), state
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -169,6 +198,8 @@ class RNNBase(Module):
 
     def _run(self, x, hx: tuple, lengths, batch_first: bool) -> tuple:
         """(output, h_n[, c_n]) of the stack on 3-D ``x``; ``hx`` is (h0,) or (h0, c0)."""
+        if lengths is not None and x.size(0) > _CHUNK:
+            return self._run_chunked(x, hx, lengths)
         run = bound("_rnn")
         statics = dict(mode=self.mode, bidirectional=self.bidirectional,
                        batch_first=batch_first, has_biases=self.bias, proj_size=self.proj_size)
@@ -190,6 +221,38 @@ class RNNBase(Module):
                 acc.append(h)
         return (x, *(jtorch.cat(acc) for acc in finals))
 
+    def _run_chunked(self, x, hx: tuple, lengths) -> tuple:
+        """``_run`` of a long packed batch (time-major, a whole number of chunks)."""
+        run = bound("_rnn")
+        statics = dict(mode=self.mode, batch_first=False, has_biases=self.bias,
+                       proj_size=self.proj_size)
+        host = np.asarray(lengths.tolist(), dtype=np.int64)
+        rel = [jtorch.tensor(np.clip(host - k * _CHUNK, 0, _CHUNK))
+               for k in range(x.size(0) // _CHUNK)]
+        flat = self._flat_weights
+        dropout = self.training and self.dropout > 0 and self.num_layers > 1
+        if not (self.bidirectional or dropout):  # every layer in each chunk's kernel
+            out, states = _chunks(run, x, hx, flat, rel, False, num_layers=self.num_layers,
+                                  bidirectional=False, **statics)
+            return (out, *states)
+        dirs = 2 if self.bidirectional else 1
+        per = len(flat) // (self.num_layers * dirs)
+        finals = [[] for _ in hx]
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                k = layer * dirs + d
+                out, states = _chunks(run, x, tuple(h[k:k + 1] for h in hx),
+                                      flat[k * per:(k + 1) * per], rel, d == 1, num_layers=1,
+                                      bidirectional=False, **statics)
+                outs.append(out)
+                for acc, h in zip(finals, states, strict=True):
+                    acc.append(h)
+            x = outs[0] if dirs == 1 else jtorch.cat(outs, 2)
+            if dropout and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return (x, *(jtorch.cat(acc) for acc in finals))
+
     def _forward(self, input, hx: tuple | None, kind: str):
         """The shared forward; ``hx`` is a tuple of states or None. Returns (output, states)."""
         lstm = self.mode == "LSTM"
@@ -203,7 +266,8 @@ class RNNBase(Module):
             else:
                 hx = tuple(self.permute_hidden(h, sorted_indices) for h in hx)
             self._check_all(data, hx, batch_sizes)
-            padded, lengths = pad_packed_sequence(PackedSequence(data, batch_sizes))
+            padded, lengths = pad_packed_sequence(PackedSequence(data, batch_sizes),
+                                                  total_length=_padded_steps(len(batch_sizes)))
             out = self._run(padded, hx, lengths, False)
             packed = pack_padded_sequence(out[0], lengths)
             output = PackedSequence(packed.data, batch_sizes, sorted_indices, unsorted_indices)
