@@ -624,3 +624,48 @@ def test_legacy_constructor_data_rules():
 )
 def test_legacy_constructor_errors(make):
     check(make, raises=TypeError)
+
+
+@pytest.mark.parametrize("case", [
+    (np.array([1e300, -1e300, np.nan, 1e-320]), "float32"),
+    (np.array([70000, -3, 2**60 + 1], np.int64), "float16"),
+    (np.array([2**60 + 1, -7], np.int64), "float32"),
+    (np.array([True, False]), "float64"),
+    (np.array([0.1, 3.3e38], np.float32), "bfloat16"),
+    (np.array([1.5, -2.5, 7.9], np.float64), "int32"),
+    (np.array([[1, 2], [3, 4]], np.int16), None),
+    (np.array([1 + 2j], np.complex128), "complex64"),
+])
+def test_host_arrays_convert_as_torch(case):
+    """NumPy arrays and lists become tensors through a host conversion (no XLA program per
+    shape): the values, overflow to inf included, and dtypes are PyTorch's, silently."""
+    arr, name = case
+
+    def prog(t):
+        dtype = None if name is None else getattr(t, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return t.tensor(arr, dtype=dtype), t.tensor(arr.tolist(), dtype=dtype)
+
+    check(prog)
+
+
+def test_new_shapes_from_the_host_compile_nothing():
+    from jax import monitoring
+
+    compiles = []
+
+    def listen(name, secs, **kw):
+        if name == "/jax/core/compile/backend_compile_duration":
+            compiles.append(name)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for n in range(101, 106):
+            jtorch.tensor(np.ones(n, np.int64))
+            jtorch.tensor([0.5] * n)
+            jtorch.from_numpy(np.ones((n, 2), np.float32))
+            jtorch.tensor(np.ones(n), dtype=jtorch.float32)
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    assert compiles == []

@@ -25,6 +25,10 @@ registration), even when the executable then comes from the on-disk cache. With 
 kernel, jtorch has JAX reuse one context per thread for up to ``_CONTEXT_USES`` programs
 (see ``share_mlir_context``): a warm start of the digits CNN lowers its 83 programs in
 0.6 s instead of 0.8. ``JTORCH_SHARED_MLIR_CONTEXT=0`` turns this off.
+
+Host data (``torch.tensor``, ``from_numpy``, checkpoints, boolean-mask indices) reaches
+the device through ``device_array``, a plain transfer: ``jnp.asarray`` compiles a
+conversion program for every new shape.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import os
 import threading
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1}
 _options: dict | None = None
@@ -123,3 +129,20 @@ def jit(fn=None, *, full_opt: bool = False, **kw):
 
     kernel.__wrapped__, kernel._cache_size = fn, cache_size
     return kernel
+
+
+def device_array(arr, dtype=None) -> jax.Array:
+    """A host array that nothing else writes (it may be aliased on the CPU), as a device
+    array of NumPy ``dtype`` on the default device: a transfer. ``jnp.asarray`` compiles
+    and runs a conversion program for every new shape, tens of milliseconds each the
+    first time, and a training run's first steps create many. A conversion runs on the
+    host where NumPy's is XLA's (the same dtype; to a float type from bool, integer or
+    float: exact or rounded to nearest even alike); any other keeps ``jnp.asarray``."""
+    arr = np.asarray(arr)
+    target = arr.dtype if dtype is None else np.dtype(dtype)
+    if target != arr.dtype:
+        if not (target.kind == "f" and arr.dtype.kind in "biuf"):
+            return jnp.asarray(arr, dtype=target)
+        with np.errstate(over="ignore"):  # out of range: inf, as XLA and PyTorch
+            arr = arr.astype(target)
+    return jax.device_put(arr)

@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _dtypes as D
 from ._device import device as Device
+from ._kernels import device_array
 from .eager.tensor import Size, Tensor, wrap
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -369,7 +370,7 @@ class _StorageBases:
         n = storage.size()
         whole = offset == 0 and int(np.prod(size)) == n and stride == _row_major(size)
         if entry[0] is None:
-            value = jnp.asarray(storage.flat)
+            value = device_array(storage.flat)
             entry[0] = wrap(value.reshape(size) if whole else value)
             if storage.location != "cpu":
                 entry[0] = entry[0].to(storage.location)

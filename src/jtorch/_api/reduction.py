@@ -9,9 +9,9 @@ Tensor methods set here: ``unique``, ``unique_consecutive``, ``bincount``, ``his
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 
+from .._kernels import device_array
 from ..eager.bind import bound
 from ..eager.tensor import Tensor, wrap
 
@@ -23,7 +23,7 @@ def _host(x: Tensor) -> np.ndarray:
 
 
 def _wrap(a, like: np.ndarray | None = None) -> Tensor:
-    return wrap(jnp.asarray(a, dtype=None if like is None else like.dtype))
+    return wrap(device_array(a, None if like is None else like.dtype))
 
 
 def _results(values, inverse, counts, return_inverse, return_counts):

@@ -204,11 +204,10 @@ def _map2_(self, x, y, callable) -> Tensor:  # noqa: A002
 
 
 def _from_host(host: np.ndarray, dtype) -> Tensor:
-    import jax.numpy as jnp
-
+    from .._kernels import device_array
     from ..eager.tensor import wrap
 
-    return wrap(jnp.asarray(host, dtype=dtype.np))
+    return wrap(device_array(host, dtype.np))
 
 
 def _attach() -> None:

@@ -25,6 +25,7 @@ from .. import _memory_format as MF
 from .. import _registry, _strides
 from .._device import default_device, jax_device, resolve
 from .._device import device as Device
+from .._kernels import device_array
 from ..functional import random as FR
 from ..functional.creation import _size, checked_scalar
 from . import random_ops
@@ -161,8 +162,8 @@ def _from_ndarray(arr: np.ndarray, dtype: D.dtype | None = None) -> Tensor:
             "negative strides are not currently supported. (You can probably work around "
             "this by making a copy of your array  with array.copy().) "
         )
-    # A copy: jnp.asarray may alias the ndarray's memory on CPU, and NumPy can mutate it.
-    t = wrap(jnp.array(arr, (dtype or src).np, copy=True))
+    # A copy: a device array may alias the ndarray's memory on CPU, and NumPy can mutate it.
+    t = wrap(device_array(np.array(arr, copy=True), (dtype or src).np))
     stride = tuple(s // arr.itemsize for s in arr.strides)
     if arr.ndim > 1 and _strides.is_non_overlapping_and_dense(arr.shape, stride):
         if stride != _strides.contiguous_strides(arr.shape):
@@ -188,7 +189,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     flat: list = []
     _store(data, sizes, 0, dtype, flat)
     values = _host_array(flat, sizes, dtype)
-    return _finish(wrap(jnp.asarray(values)), requires_grad, device)
+    return _finish(wrap(device_array(values)), requires_grad, device)
 
 
 def _target(device) -> Device | None:

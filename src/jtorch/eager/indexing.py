@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtypes as D
 from .. import _strides
+from .._kernels import device_array
 from .._registry import REGISTRY
 from ..functional import shape as S
 from . import hooks, views
@@ -108,14 +109,14 @@ def split_index(x: Tensor, index, select_scalars=True):
         elif kind == "bool":  # a new dim of size 1, kept or emptied
             basic.append(None)
             keep = np.zeros(int(bool(item)), np.int64)
-            advanced.append((rd, wrap(jnp.asarray(keep))))
+            advanced.append((rd, wrap(device_array(keep))))
             rd += 1
         elif kind == "mask":
             _warn_uint8(item)
             _check_mask(x, item, d)
             basic.extend([slice(None)] * item.dim())
             for k, nz in enumerate(np.nonzero(np.asarray(item._value))):
-                advanced.append((rd + k, wrap(jnp.asarray(nz.astype(np.int64)))))
+                advanced.append((rd + k, wrap(device_array(nz.astype(np.int64)))))
             d, rd = d + item.dim(), rd + item.dim()
         else:
             if item.dtype._kind != 1:

@@ -263,9 +263,9 @@ class Tensor:
         tensor, as in PyTorch (bool as uint8: PyTorch's workaround, kept for its results)."""
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
-        import jax.numpy as jnp
+        from .._kernels import device_array
 
-        return wrap(jnp.asarray(array))
+        return wrap(device_array(array))
 
     def item(self):
         if self.numel() != 1:
@@ -514,9 +514,9 @@ class Tensor:
 
 
 def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
-    import jax.numpy as jnp
+    from .._kernels import device_array
 
-    return wrap(jnp.asarray(array, dtype=getattr(D, dtype_name).np), requires_grad)
+    return wrap(device_array(array, getattr(D, dtype_name).np), requires_grad)
 
 
 def wrap(value, requires_grad: bool = False) -> Tensor:

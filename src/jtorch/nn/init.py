@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _kernels
+from .._kernels import device_array
 from ..eager.autograd.grad_mode import no_grad
 from ..eager.random import default_generator
 from ..eager.tensor import wrap
@@ -164,7 +165,7 @@ def dirac_(tensor, groups: int = 1):
         for d in range(min(out_per_group, sizes[1])):
             value[(g * out_per_group + d, d, *centre)] = 1
     with no_grad():
-        tensor.copy_(wrap(jnp.asarray(value, dtype=tensor.dtype.np)))
+        tensor.copy_(wrap(device_array(value, tensor.dtype.np)))
     return tensor
 
 
