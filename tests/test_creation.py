@@ -651,6 +651,8 @@ def test_host_arrays_convert_as_torch(case):
 
 
 def test_new_shapes_from_the_host_compile_nothing():
+    """Host data and fills reach the device without an XLA program per shape (on the CPU
+    backend, where the fills are built by NumPy)."""
     from jax import monitoring
 
     compiles = []
@@ -659,6 +661,7 @@ def test_new_shapes_from_the_host_compile_nothing():
         if name == "/jax/core/compile/backend_compile_duration":
             compiles.append(name)
 
+    jtorch.nn.Linear(3, 2)  # compiles the initialisation draws of the smallest bucket
     monitoring.register_event_duration_secs_listener(listen)
     try:
         for n in range(101, 106):
@@ -666,6 +669,35 @@ def test_new_shapes_from_the_host_compile_nothing():
             jtorch.tensor([0.5] * n)
             jtorch.from_numpy(np.ones((n, 2), np.float32))
             jtorch.tensor(np.ones(n), dtype=jtorch.float32)
+            x = jtorch.zeros(n, 3)
+            jtorch.ones(n, dtype=jtorch.int32), jtorch.empty(2, n), jtorch.full((n,), 2.5)
+            x.new_zeros(n), jtorch.zeros_like(x), jtorch.full_like(x, 7)
+            jtorch.nn.Linear(n, 2)  # parameter initialisation: one draw kernel per bucket
     finally:
         monitoring.unregister_event_duration_listener(listen)
     assert compiles == []
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: t.zeros(2, 3),
+    lambda t: t.ones(4, dtype=t.int8),
+    lambda t: t.empty(0, 2).shape,
+    lambda t: t.full((2, 2), 3),
+    lambda t: t.full((3,), True),
+    lambda t: t.full((2,), 1.5, dtype=t.float16),
+    lambda t: t.full((2,), 1 + 2j),
+    lambda t: t.full((2,), fill_value=-2.0, dtype=t.bfloat16),
+    lambda t: t.full((2,), 300, dtype=t.uint8),
+    lambda t: t.full((2,), float("inf"), dtype=t.int32),
+    lambda t: t.zeros(2, 3, out=t.ones(1)),
+    lambda t: t.zeros_like(t.ones(2, 3).t()).stride(),
+    lambda t: t.full_like(t.ones(2, dtype=t.int64), 4.7),
+    lambda t: t.ones(2, 3, dtype=t.float64).new_full((2,), 5),
+    lambda t: t.ones(2).new_ones(3, dtype=t.bool),
+    lambda t: t.zeros(2, 3, requires_grad=True).requires_grad,
+    lambda t: t.zeros(-1),
+])
+def test_fills_match_torch(make):
+    """zeros/ones/empty/full and their like/new forms (built on the host on the CPU
+    backend): values, dtypes, strides, out= and errors as PyTorch's."""
+    check(make, may_raise=True)

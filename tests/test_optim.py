@@ -434,3 +434,35 @@ def test_load_state_dict_with_python_step():
         return w, b, opt.state_dict()
 
     check(program, **TOL)
+
+
+@pytest.mark.parametrize("name, kw", [
+    ("Adam", {"amsgrad": True}), ("Adagrad", {"initial_accumulator_value": 0.5}),
+    ("Rprop", {}), ("ASGD", {}), ("Adafactor", {}), ("NAdam", {}),
+])
+def test_first_step_compiles_only_the_update(name, kw):
+    """A first step's state (zeros, fills, step counters) is built on the host on the CPU
+    backend: XLA compiles the group update and no fill program per parameter shape."""
+    from jax import monitoring
+
+    import jtorch
+
+    shapes = [(3, 7, 11), (13,), (5, 17)]  # shapes no other test uses
+    params = [jtorch.zeros(s, requires_grad=True) for s in shapes]
+    for p in params:
+        p.grad = jtorch.ones(p.shape)
+    opt = getattr(jtorch.optim, name)(params, lr=0.1, **kw)
+    compiles = []
+
+    def listen(event, secs, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(event)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        opt.step()
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    assert len(compiles) <= 1, compiles
+    state = opt.state[params[0]]
+    assert all(not v._value.committed for v in state.values() if isinstance(v, jtorch.Tensor))

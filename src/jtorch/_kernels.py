@@ -33,6 +33,7 @@ conversion program for every new shape.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 
@@ -131,6 +132,12 @@ def jit(fn=None, *, full_opt: bool = False, **kw):
     return kernel
 
 
+@functools.cache
+def cpu_backend() -> bool:
+    """Whether JAX's default backend is the CPU (host and device memory are one)."""
+    return jax.default_backend() == "cpu"
+
+
 def device_array(arr, dtype=None) -> jax.Array:
     """A host array that nothing else writes (it may be aliased on the CPU), as a device
     array of NumPy ``dtype`` on the default device: a transfer. ``jnp.asarray`` compiles
@@ -146,3 +153,30 @@ def device_array(arr, dtype=None) -> jax.Array:
         with np.errstate(over="ignore"):  # out of range: inf, as XLA and PyTorch
             arr = arr.astype(target)
     return jax.device_put(arr)
+
+
+def _on_host(*values) -> bool:
+    """Whether arrays like ``values`` may be built on the host: the CPU backend, no traced
+    value, nothing committed to a device (its result would belong there)."""
+    if not cpu_backend():
+        return False
+    for v in values:
+        if isinstance(v, jax.core.Tracer) or getattr(v, "committed", False):
+            return False
+    return True
+
+
+def full_like(x, fill):
+    """``jnp.full_like(x, fill)`` without a fill program per shape where the host can build
+    it (see ``_on_host``); the eager optimizers' first state."""
+    if not _on_host(x, fill):
+        return jnp.full_like(x, fill)
+    return jax.device_put(np.full(x.shape, fill, x.dtype))
+
+
+def full(shape, fill, dtype, like=None):
+    """``jnp.full(shape, fill, dtype)`` likewise (``fill`` a number or a 0-dim array), for a
+    state of parameter ``like``."""
+    if not _on_host(fill, like):
+        return jnp.full(shape, fill, dtype)
+    return jax.device_put(np.full(shape, fill, dtype))

@@ -12,6 +12,7 @@ the array is dense); ``empty`` is zeros.
 from __future__ import annotations
 
 import collections.abc
+import math
 import numbers
 import operator
 import warnings
@@ -25,10 +26,11 @@ from .. import _memory_format as MF
 from .. import _registry, _strides
 from .._device import default_device, jax_device, resolve
 from .._device import device as Device
-from .._kernels import device_array
+from .._kernels import cpu_backend, device_array
+from ..functional import creation as FC
 from ..functional import random as FR
 from ..functional.creation import _size, checked_scalar
-from . import random_ops
+from . import hooks, random_ops
 from .tensor import Size, Tensor, wrap
 
 _MAX_DIMS = 64
@@ -350,6 +352,37 @@ def _place(value, requires_grad, like=None, device=None) -> Tensor:
     return _finish(t, requires_grad, device)
 
 
+_HOST_FILLS = {"zeros": 0, "ones": 1, "empty": 0, "full": None}
+_HOST_FILL_MAX = 1 << 22  # elements: bigger fills are XLA's (a memset beats a copy)
+
+
+def _host_fill(name: str, size, args: tuple, kwargs: dict, dtype):
+    """The value of ``zeros``/``ones``/``empty``/``full`` (and their ``_like``/``new_``
+    forms) built by NumPy and transferred, or None to have XLA build it.
+
+    XLA compiles a fill program for every shape and dtype, tens of milliseconds each the
+    first time, and a model's first step makes many (optimizer state and buffers, one per
+    parameter shape); on the CPU backend a host fill costs a memset and a copy. Not for
+    other backends (the copy would cross to the device every call), nor while
+    torch.compile records (the fill would be a constant in the program)."""
+    if hooks.RECORDER is not None or not cpu_backend():
+        return None
+    if name == "full":
+        fill = args[0] if args else kwargs.get("fill_value")
+        if len(args) > 1 or kwargs.keys() - {"fill_value"} or not isinstance(
+                fill, numbers.Number):
+            return None
+        fill, dtype = FC.full_fill(fill, dtype)
+    elif args or kwargs:
+        return None
+    else:
+        fill, dtype = _HOST_FILLS[name], dtype or D.get_default_dtype()
+    shape = FC._size(size)
+    if not all(type(n) is int for n in shape) or math.prod(shape) > _HOST_FILL_MAX:
+        return None
+    return device_array(np.full(shape, fill, dtype.np))
+
+
 def _factory(spec):
     def factory(*args, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None, **kwargs):
@@ -370,7 +403,11 @@ def _factory(spec):
         else:
             args = tuple(map(_scalar_arg, args))
             kwargs = {k: _scalar_arg(v) for k, v in kwargs.items()}
-        value = spec.fn(*args, dtype=dtype, **kwargs)
+        value = None
+        if spec.name in _HOST_FILLS and device is None:
+            value = _host_fill(spec.name, args[0], args[1:], kwargs, dtype)
+        if value is None:
+            value = spec.fn(*args, dtype=dtype, **kwargs)
         t = _emit(spec.name, value, out, requires_grad, device)
         if memory_format is not None and out is None:
             t._stride = MF.strides_for(t._shape, memory_format)
@@ -398,7 +435,11 @@ def _like(name, base):
                                     {"dtype": dtype}, (int(low), int(high)))
         else:
             args = tuple(map(_scalar_arg, args))
-            value = _registry.REGISTRY[base].fn(input._shape, *args, dtype=dtype, **kwargs)
+            value = None
+            if base in _HOST_FILLS and device is None:
+                value = _host_fill(base, input._shape, args, kwargs, dtype)
+            if value is None:
+                value = _registry.REGISTRY[base].fn(input._shape, *args, dtype=dtype, **kwargs)
         if memory_format is not None and memory_format is not MF.preserve_format:
             t = _place(value, requires_grad, device=device)
             t._stride = MF.strides_for(t._shape, memory_format)
@@ -429,7 +470,11 @@ def _new(base):
             size, args = _size_args(f"new_{base}", args[:1]), tuple(map(_scalar_arg, args[1:]))
         else:
             size, args = _size_args(f"new_{base}", args), ()
-        value = _registry.REGISTRY[base].fn(size, *args, dtype=dtype, **kwargs)
+        value = None
+        if base in _HOST_FILLS and device is None:
+            value = _host_fill(base, size, args, kwargs, dtype)
+        if value is None:
+            value = _registry.REGISTRY[base].fn(size, *args, dtype=dtype, **kwargs)
         return _place(value, requires_grad, device=device)
 
     new.__name__ = f"new_{base}"

@@ -16,6 +16,7 @@ import inspect
 import operator
 
 import jax
+import numpy as np
 
 from .. import _dtypes as D
 from .. import _kernels, _registry
@@ -236,7 +237,10 @@ def _bucketed_fill(fn, x, key, counter, ops):
         kernel = _FILLS[(fn, bucket, dtype)] = _kernels.jit(draw_flat)
     from .tensor import wrap
 
-    return wrap(_first(kernel(key, counter, *ops), n, tuple(x.shape)))
+    flat = kernel(key, counter, *ops)
+    if _kernels.cpu_backend():  # a copy on the host: no slicing program per shape
+        return wrap(_kernels.device_array(np.array(np.asarray(flat)[:n]).reshape(x.shape)))
+    return wrap(_first(flat, n, tuple(x.shape)))
 
 
 @_kernels.jit(static_argnums=(1, 2))

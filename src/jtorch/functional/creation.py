@@ -87,13 +87,20 @@ def empty(size, *, dtype=None):
     return zeros(size, dtype=dtype)
 
 
-def full(size, fill_value, *, dtype=None):
-    """torch.full: the dtype comes from ``fill_value`` (bool, int64, default float/complex)."""
+def full_fill(fill_value, dtype=None) -> tuple:
+    """torch.full's (fill value, dtype): the dtype comes from ``fill_value`` (bool, int64,
+    default float/complex); a number is checked against it (overflow raises)."""
     fill_value = _number(fill_value)
     if dtype is None:
         dtype = D._scalar_dtype(fill_value) if is_scalar(fill_value) else dtype_of(fill_value)
     if is_scalar(fill_value):
         fill_value = checked_scalar(fill_value, dtype)
+    return fill_value, dtype
+
+
+def full(size, fill_value, *, dtype=None):
+    """torch.full: see ``full_fill``."""
+    fill_value, dtype = full_fill(fill_value, dtype)
     return jnp.full(_size(size), cast(fill_value, dtype))
 
 

@@ -19,6 +19,8 @@ import math
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _kernels
+
 # ------------------------------------------------------------------ torch's scalar arithmetic
 
 
@@ -98,12 +100,12 @@ def real_view(update):
     return run
 
 
-def _zeros(param):
-    return jnp.zeros_like(param)
+def _zeros(param):  # first state: built on the host where it can be (no program per shape)
+    return _kernels.full_like(param, 0)
 
 
 def _step0(scalar_dtype, value=0.0):
-    return jnp.asarray(value, scalar_dtype)
+    return _kernels.full((), value, scalar_dtype)
 
 
 # ------------------------------------------------------------------ SGD
@@ -253,7 +255,7 @@ def rmsprop(param, grad, state, *, lr, alpha, eps, weight_decay, momentum, cente
 def adagrad_init(param, *, scalar_dtype, initial_accumulator_value=0.0):
     v = initial_accumulator_value
     fill = complex(v, v) if jnp.iscomplexobj(param) else v
-    return {"step": _step0(scalar_dtype), "sum": jnp.full_like(param, fill)}
+    return {"step": _step0(scalar_dtype), "sum": _kernels.full_like(param, fill)}
 
 
 def adagrad(param, grad, state, *, lr, lr_decay, weight_decay, eps, maximize=False):
@@ -286,7 +288,7 @@ def adadelta(param, grad, state, *, lr, rho, eps, weight_decay, maximize=False):
 def rprop_init(param, *, scalar_dtype, lr):
     fill = complex(lr, lr) if jnp.iscomplexobj(param) else lr
     return {"step": _step0(scalar_dtype), "prev": _zeros(param),
-            "step_size": jnp.full_like(param, fill)}
+            "step_size": _kernels.full_like(param, fill)}
 
 
 def rprop(param, grad, state, *, etaminus, etaplus, step_size_min, step_size_max,
@@ -332,8 +334,9 @@ def adafactor_init(param, *, scalar_dtype):
     for a parameter of 2 or more dims, a full ``variance`` for a vector."""
     if param.ndim > 1:
         return {"step": _step0(scalar_dtype),
-                "row_var": jnp.zeros(param.shape[:-1] + (1,), param.dtype),
-                "col_var": jnp.zeros(param.shape[:-2] + (1, param.shape[-1]), param.dtype)}
+                "row_var": _kernels.full((*param.shape[:-1], 1), 0, param.dtype, param),
+                "col_var": _kernels.full((*param.shape[:-2], 1, param.shape[-1]), 0,
+                                         param.dtype, param)}
     return {"step": _step0(scalar_dtype), "variance": _zeros(param)}
 
 
