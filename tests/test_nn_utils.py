@@ -309,3 +309,23 @@ def test_data_parallel():
 
 def test_torch_and_jtorch_distinct():
     assert jtorch.nn.utils.rnn.PackedSequence is not torch.nn.utils.rnn.PackedSequence
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pad_packed_sequence_gradient_and_dtypes(batch_first):
+    """Unpacking gathers the packed rows and the padding in one kernel: its gradient
+    reaches the packed data (padding positions get none), and integer data pads with an
+    integer padding value."""
+    def prog(t):
+        rnn = t.nn.utils.rnn
+        data = t.arange(24, dtype=t.float64).reshape(4, 3, 2).requires_grad_()
+        packed = rnn.pack_padded_sequence(data, [4, 1, 2], enforce_sorted=False)
+        padded, lengths = rnn.pad_packed_sequence(packed, batch_first=batch_first,
+                                                  padding_value=2.5, total_length=6)
+        weights = t.linspace(-1, 1, padded.numel(), dtype=t.float64).reshape(padded.shape)
+        (padded * weights).sum().backward()
+        ints = rnn.pack_sequence([t.tensor([3, 4, 5]), t.tensor([7])])
+        return padded, lengths, data.grad, rnn.pad_packed_sequence(
+            ints, batch_first=batch_first, padding_value=-1)
+
+    same(prog)

@@ -63,6 +63,25 @@ OPS += [
 ]
 
 
+def _pad_packed_call(t, data, index, padding_value=0.0):
+    """jtorch's unpacking kernel, or the same gather written with torch.cat and indexing."""
+    if t.__name__ == "jtorch":
+        from jtorch.eager.bind import bound
+
+        return bound("_pad_packed")(data, index, padding_value=padding_value)
+    pad = t.full((1, *data.shape[1:]), padding_value, dtype=data.dtype)
+    return t.cat([data, pad])[index]
+
+
+OPS += [
+    OpInfo("_pad_packed", lambda: [
+        S(tensor((5, 3), "float64"), idx([[0, 1, 2], [3, 4, 5], [5, 5, 5]]), padding_value=0.0),
+        S(tensor((4, 2, 2), "float32"), idx([[0, 2], [1, 3], [4, 4]]), padding_value=-1.5),
+        S(tensor((3, 2), "int64"), idx([[0, 1], [2, 3]]), padding_value=7.0),
+    ], call=_pad_packed_call, tol=TOL),
+]
+
+
 def _cell(name, mode, states=1):
     g = _GATES[mode] * _H
 

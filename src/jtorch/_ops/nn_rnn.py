@@ -9,6 +9,10 @@ from ..functional import rnn as R
 op("_rnn", R.rnn, function=False, method=False, grad_name="CatBackward0",
    static=("mode", "num_layers", "bidirectional", "batch_first", "has_biases", "proj_size",
            "reverse"))
+# pad_packed_sequence's gather of the packed rows and its padding, one kernel per size where
+# a concatenation and an index_select were two: a packed batch's size changes every batch.
+op("_pad_packed", R.pad_packed, function=False, method=False, grad_name="CopySlices",
+   static=("padding_value",), saves="none")
 op("rnn_tanh_cell", R.rnn_tanh_cell, method=False, grad_name="TanhBackward0")
 op("rnn_relu_cell", R.rnn_relu_cell, method=False, grad_name="ReluBackward0")
 op("lstm_cell", R.lstm_cell, method=False, grad_name="MulBackward0")

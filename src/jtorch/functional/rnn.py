@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from .. import _dtypes as D
 from ._util import dtype_of
 
-__all__ = ["rnn", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
+__all__ = ["rnn", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "pad_packed"]
 
 MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
 
@@ -164,3 +164,10 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.gru_cell: gates r, z, n; n = tanh(W_in x + b_in + r * (W_hn h + b_hn))."""
     return _cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+
+
+def pad_packed(data, index, padding_value=0.0):
+    """A packed sequence's padded batch: ``data[index]`` with ``padding_value`` where
+    ``index`` is ``len(data)``, in one kernel (``index`` has the padded batch's shape)."""
+    pad = jnp.full((1, *data.shape[1:]), padding_value, data.dtype)
+    return jnp.concatenate([data, pad])[index]

@@ -1,7 +1,8 @@
 """Packed and padded sequences for RNNs.
 
-Packing and unpacking are single gathers (``index_select`` over a flattened batch with an
-index computed on the host from the lengths), so both are differentiable like PyTorch's.
+Packing and unpacking are single gathers (over a flattened batch, or the packed rows and a
+padding row, with an index computed on the host from the lengths), so both are
+differentiable like PyTorch's.
 
 Differences from PyTorch: ``unpad_sequence`` does not transpose its input in place.
 """
@@ -12,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...eager.bind import bound
 from ...eager.tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence",
@@ -177,7 +179,6 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         max_len = total_length
     batch = int(batch_sizes[0])
     data = sequence.data
-    pad = jt.full((1, *data.shape[1:]), padding_value, dtype=data.dtype)
     src = np.full((max_len, batch), data.shape[0], dtype=np.int64)  # the padding row
     offset = 0
     for t, b in enumerate(batch_sizes):
@@ -185,8 +186,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
         offset += b
     if batch_first:
         src = src.T
-    padded = jt.cat([data, pad]).index_select(0, jt.tensor(src.reshape(-1)))
-    padded = padded.reshape((*src.shape, *data.shape[1:]))
+    padded = bound("_pad_packed")(data, jt.tensor(src), padding_value=float(padding_value))
     lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
     lengths_t = jt.tensor(lengths.astype(np.int64))
     if sequence.unsorted_indices is not None:
