@@ -60,6 +60,52 @@ def test_clip_grad_norm_edges():
     same(prog)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_clip_grad_norm_many_shapes_in_place(dtype):
+    """Gradients of several shapes are clipped by one kernel: values, dtypes, the total and
+    the gradients' versions (one in-place write each) as PyTorch's; a gradient that is a
+    view, and one that needs grad, take the op-by-op path with the same results."""
+    def prog(t):
+        dt = getattr(t, dtype)
+        ps = [t.nn.Parameter(t.zeros(s, dtype=dt)) for s in [(3, 4), (5,), (2, 1, 3), ()]]
+        for i, p in enumerate(ps):
+            p.grad = t.linspace(-2, 3 + i, p.numel(), dtype=dt).reshape(p.shape)
+        before = [p.grad._version for p in ps]
+        total = t.nn.utils.clip_grad_norm_(ps, max_norm=0.75)
+        out = [total, [p.grad for p in ps], [p.grad._version - v for p, v in zip(ps, before)]]
+        base = t.arange(12.0, dtype=dt)
+        q = t.nn.Parameter(t.zeros(6, dtype=dt))
+        q.grad = base[::2]
+        w = t.nn.Parameter(t.zeros(2, dtype=dt))
+        w.grad = t.tensor([3.0, 4.0], dtype=dt, requires_grad=True).clone()
+        out += [t.nn.utils.clip_grad_norm_([q, w], 5.0, norm_type=3.0), q.grad, base,
+                w.grad.detach()]
+        return out
+
+    same(prog)
+
+
+def test_clip_grad_norm_compiles_one_program_per_model():
+    from jax import monitoring
+
+    ps = [jtorch.nn.Parameter(jtorch.zeros(s)) for s in [(7, 3, 2), (11,), (5, 13)]]
+    for p in ps:
+        p.grad = jtorch.ones(p.shape)  # shapes no other test uses
+    compiles = []
+
+    def listen(event, secs, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(event)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        for _ in range(3):
+            jtorch.nn.utils.clip_grad_norm_(ps, 1.0)
+    finally:
+        monitoring.unregister_event_duration_listener(listen)
+    assert len(compiles) <= 1, compiles
+
+
 def test_parameters_vector_roundtrip():
     def prog(t):
         u = t.nn.utils

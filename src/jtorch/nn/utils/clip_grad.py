@@ -6,8 +6,15 @@ import functools
 import types
 import warnings
 
+import jax.numpy as jnp
+
+from ... import _kernels
+from ..._device import PLACEMENT
+from ...eager import hooks
 from ...eager.autograd.grad_mode import no_grad
-from ...eager.tensor import Tensor
+from ...eager.tensor import Tensor, wrap
+from ...eager.views import write
+from ...functional import linalg as L
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
 
@@ -73,6 +80,8 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
             warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
                           stacklevel=3)
     grads = [p.grad for p in parameters if p.grad is not None]
+    if _fusable(grads):
+        return _clip_fused(grads, float(max_norm), float(norm_type), error_if_nonfinite)
     total_norm = _get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
@@ -84,6 +93,48 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                   "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def _fusable(grads) -> bool:
+    """Plain gradients of one floating dtype: clipped by one kernel (``_clip_fused``)."""
+    if not grads or hooks.RECORDER is not None or PLACEMENT.active:
+        return False
+    dtype = grads[0].dtype
+    return all(type(g) is Tensor and g.dtype is dtype and not g._chain and not g.is_sparse
+               and g._grad_fn is None and not g._requires_grad for g in grads) and (
+        dtype.is_floating_point)
+
+
+def _clip_kernel(gs, max_norm, norm_type):
+    """``clip_grad_norm_``'s arithmetic over every gradient at once: the per-tensor norms,
+    their norm, ``min(1, max_norm / (total + 1e-6))`` and the scaled gradients."""
+    norms = [L.vector_norm(g, norm_type) for g in gs]
+    total = L.vector_norm(jnp.stack(norms), norm_type)
+    coef = jnp.minimum(max_norm / (total + 1e-6), 1.0)
+    return total, [g * coef for g in gs]
+
+
+_CLIP: dict = {}
+
+
+def _clip_fused(grads, max_norm: float, norm_type: float, error_if_nonfinite: bool):
+    """One kernel per gradient list's shapes instead of a norm per gradient, a stack, the
+    coefficient and a multiplication per gradient: fewer programs to compile (one per
+    model, not one per parameter shape) and one dispatch a step. Same arithmetic."""
+    kernel = _CLIP.get(norm_type)
+    if kernel is None:
+        kernel = _CLIP[norm_type] = _kernels.jit(
+            functools.partial(_clip_kernel, norm_type=norm_type))
+    total, scaled = kernel([g._value for g in grads], max_norm)
+    total = wrap(total)
+    if error_if_nonfinite and not bool(jnp.isfinite(total._value)):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is "
+            "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+            "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+    for g, v in zip(grads, scaled, strict=True):
+        write(g, v)
+    return total
 
 
 @_no_grad
