@@ -11,9 +11,9 @@ A packed batch longer than ``_CHUNK`` steps runs in chunks of ``_CHUNK`` steps, 
 carried from one kernel call to the next (the reverse direction from the last chunk to the
 first). XLA compiles a kernel per sequence length, and a packed batch's length is that of
 its longest sequence, so whole-sequence kernels meant compiling forward and backward again
-for nearly every batch (0.8 s per layer for a small LSTM); chunks compile once. The last
-chunk is padded to full length: the length mask keeps the state and zeroes the output
-there, so results are those of one whole-sequence kernel.
+for nearly every batch (about 0.35 s per layer for a small LSTM); chunks compile once.
+The last chunk is padded to full length: the length mask keeps the state and zeroes the
+output there, so results are those of one whole-sequence kernel.
 
 Differences from PyTorch: ``flatten_parameters()`` does nothing (there is no cuDNN weight
 buffer); ``_flat_weights`` is always read from the current parameters.
