@@ -122,3 +122,15 @@ def test_training_keeps_uncommitted_arrays_so_kernels_compile_once():
     assert w._value.committed
     (w * 2).sum().backward()
     assert w.grad._value.committed and w.grad.tolist() == [2.0, 2.0]
+
+
+def test_fills_inside_a_jax_trace_stay_in_the_program():
+    """Host-built fills are for eager code: under a JAX trace a fill is a traced op, not a
+    host array captured as a constant (which would grow the program with the fill)."""
+
+    def f(x):
+        return x + (jtorch.zeros(3) + jtorch.full((3,), 2.0))._value
+
+    jaxpr = jax.make_jaxpr(f)(jnp.ones(3))
+    assert not jaxpr.consts and "device_put" not in str(jaxpr), jaxpr
+    assert jax.jit(f)(jnp.ones(3)).tolist() == [3.0, 3.0, 3.0]

@@ -155,10 +155,23 @@ def device_array(arr, dtype=None) -> jax.Array:
     return jax.device_put(arr)
 
 
+try:  # private to JAX: without it, host fills are never used (XLA's always are correct)
+    from jax._src.core import trace_state_clean as _untraced
+except ImportError:  # pragma: no cover
+    def _untraced() -> bool:
+        return False
+
+
+def host_fills() -> bool:
+    """Whether fills may be built on the host now: the CPU backend, outside any JAX trace
+    (inside one a host array would become a constant of the traced program)."""
+    return cpu_backend() and _untraced()
+
+
 def _on_host(*values) -> bool:
-    """Whether arrays like ``values`` may be built on the host: the CPU backend, no traced
+    """Whether arrays like ``values`` may be built on the host: ``host_fills()``, no traced
     value, nothing committed to a device (its result would belong there)."""
-    if not cpu_backend():
+    if not host_fills():
         return False
     for v in values:
         if isinstance(v, jax.core.Tracer) or getattr(v, "committed", False):

@@ -26,7 +26,7 @@ from .. import _memory_format as MF
 from .. import _registry, _strides
 from .._device import default_device, jax_device, resolve
 from .._device import device as Device
-from .._kernels import cpu_backend, device_array
+from .._kernels import device_array, host_fills
 from ..functional import creation as FC
 from ..functional import random as FR
 from ..functional.creation import _size, checked_scalar
@@ -364,8 +364,8 @@ def _host_fill(name: str, size, args: tuple, kwargs: dict, dtype):
     first time, and a model's first step makes many (optimizer state and buffers, one per
     parameter shape); on the CPU backend a host fill costs a memset and a copy. Not for
     other backends (the copy would cross to the device every call), nor while
-    torch.compile records (the fill would be a constant in the program)."""
-    if hooks.RECORDER is not None or not cpu_backend():
+    torch.compile records or JAX traces (the fill would be a constant in the program)."""
+    if hooks.RECORDER is not None or not host_fills():
         return None
     if name == "full":
         fill = args[0] if args else kwargs.get("fill_value")

@@ -239,7 +239,7 @@ def _bucketed_fill(fn, x, key, counter, ops):
     from .tensor import wrap
 
     flat = kernel(key, counter, *ops)
-    if _kernels.cpu_backend():  # a copy on the host: no slicing program per shape
+    if _kernels.host_fills():  # a copy on the host: no slicing program per shape
         return wrap(_kernels.device_array(np.array(np.asarray(flat)[:n]).reshape(x.shape)))
     return wrap(_first(flat, n, tuple(x.shape)))
 
