@@ -230,6 +230,12 @@ class RNNBase(Module):
         rel = [jtorch.tensor(np.clip(host - k * _CHUNK, 0, _CHUNK))
                for k in range(x.size(0) // _CHUNK)]
         flat = self._flat_weights
+        if jtorch.is_grad_enabled() and not any(h.requires_grad for h in hx) and any(
+                w.requires_grad for w in flat):
+            # Later chunks' states need a gradient, so the first chunk's kernel is the same
+            # one when its state does too: one kernel (and one backward) to compile, not two.
+            # The gradient lands on these internal leaves and is dropped with them.
+            hx = tuple(h.detach().requires_grad_() for h in hx)
         dropout = self.training and self.dropout > 0 and self.num_layers > 1
         if not (self.bidirectional or dropout):  # every layer in each chunk's kernel
             out, states = _chunks(run, x, hx, flat, rel, False, num_layers=self.num_layers,
