@@ -9,6 +9,7 @@ are bad on purpose only sometimes); then the other library must raise the same c
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -165,3 +166,22 @@ def _restore_defaults():
     yield
     torch.set_default_dtype(torch.float32)
     jtorch.set_default_dtype(jtorch.float32)
+
+
+@contextlib.contextmanager
+def counting_compiles():
+    """The XLA compiles that happen inside the block, as a list that fills while it runs
+    (on the CPU every new kernel signature is one: what a first run pays)."""
+    from jax import monitoring
+
+    compiles: list = []
+
+    def listen(event, secs, **_):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(secs)
+
+    monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield compiles
+    finally:
+        monitoring.unregister_event_duration_listener(listen)

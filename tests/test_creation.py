@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import check, raising
+from conftest import check, counting_compiles, raising
 
 import jtorch
 
@@ -653,17 +653,8 @@ def test_host_arrays_convert_as_torch(case):
 def test_new_shapes_from_the_host_compile_nothing():
     """Host data and fills reach the device without an XLA program per shape (on the CPU
     backend, where the fills are built by NumPy)."""
-    from jax import monitoring
-
-    compiles = []
-
-    def listen(name, secs, **kw):
-        if name == "/jax/core/compile/backend_compile_duration":
-            compiles.append(name)
-
     jtorch.nn.Linear(3, 2)  # compiles the initialisation draws of the smallest bucket
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
+    with counting_compiles() as compiles:
         for n in range(101, 106):
             jtorch.tensor(np.ones(n, np.int64))
             jtorch.tensor([0.5] * n)
@@ -673,8 +664,6 @@ def test_new_shapes_from_the_host_compile_nothing():
             jtorch.ones(n, dtype=jtorch.int32), jtorch.empty(2, n), jtorch.full((n,), 2.5)
             x.new_zeros(n), jtorch.zeros_like(x), jtorch.full_like(x, 7)
             jtorch.nn.Linear(n, 2)  # parameter initialisation: one draw kernel per bucket
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
     assert compiles == []
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 import torch
-from conftest import check
+from conftest import check, counting_compiles
 
 import jtorch
 
@@ -86,23 +86,12 @@ def test_clip_grad_norm_many_shapes_in_place(dtype):
 
 
 def test_clip_grad_norm_compiles_one_program_per_model():
-    from jax import monitoring
-
     ps = [jtorch.nn.Parameter(jtorch.zeros(s)) for s in [(7, 3, 2), (11,), (5, 13)]]
     for p in ps:
         p.grad = jtorch.ones(p.shape)  # shapes no other test uses
-    compiles = []
-
-    def listen(event, secs, **_):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(event)
-
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
+    with counting_compiles() as compiles:
         for _ in range(3):
             jtorch.nn.utils.clip_grad_norm_(ps, 1.0)
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
     assert len(compiles) <= 1, compiles
 
 

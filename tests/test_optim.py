@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import check
+from conftest import check, counting_compiles
 
 RNG = np.random.default_rng(7)
 W0 = RNG.standard_normal((3, 2)) * 0.5
@@ -443,8 +443,6 @@ def test_load_state_dict_with_python_step():
 def test_first_step_compiles_only_the_update(name, kw):
     """A first step's state (zeros, fills, step counters) is built on the host on the CPU
     backend: XLA compiles the group update and no fill program per parameter shape."""
-    from jax import monitoring
-
     import jtorch
 
     shapes = [(3, 7, 11), (13,), (5, 17)]  # shapes no other test uses
@@ -452,17 +450,8 @@ def test_first_step_compiles_only_the_update(name, kw):
     for p in params:
         p.grad = jtorch.ones(p.shape)
     opt = getattr(jtorch.optim, name)(params, lr=0.1, **kw)
-    compiles = []
-
-    def listen(event, secs, **_):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(event)
-
-    monitoring.register_event_duration_secs_listener(listen)
-    try:
+    with counting_compiles() as compiles:
         opt.step()
-    finally:
-        monitoring.unregister_event_duration_listener(listen)
     assert len(compiles) <= 1, compiles
     state = opt.state[params[0]]
     assert all(not v._value.committed for v in state.values() if isinstance(v, jtorch.Tensor))
