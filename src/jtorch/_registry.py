@@ -35,6 +35,10 @@ class OpSpec:
     pointwise: bool = False  # the result takes its inputs' memory layout (TensorIterator)
     promotion: str = "default"  # "always_bool": computes in the common dtype, returns bool
     scalar_edges: bool = False  # a Python-number input/other is wrapped: (None, 0) edge
+    # The gradient keeps the forward's residuals (a forward-with-VJP kernel) instead of
+    # recomputing the forward from the inputs in the backward: for ops whose gradient reads
+    # costly intermediates (a recurrent scan, decompositions, sorts, attention weights).
+    residuals: bool = False
     # Further namespaces holding the function form, e.g. ("linalg",) or ("nn.functional",);
     # with function=False the op lives only there. Each namespace module pulls its ops in
     # with ``eager.bind.export(globals(), "linalg")``.

@@ -6,9 +6,15 @@ compositions over the ``*_ex`` ops here, checking ``info`` on the host (jtorch/l
 
 from __future__ import annotations
 
+from functools import partial
+
+from .. import _registry
 from .. import return_types as R
-from .._registry import op
 from ..functional import decomposition as F
+
+# A factorization's gradient reads its outputs: the backward keeps them (OpSpec.residuals)
+# rather than factorizing again.
+op = partial(_registry.op, residuals=True)
 
 _LIN = dict(function=False, method=False, modules=("linalg",))
 op("linalg_inv_ex", F.linalg_inv_ex, returns=R.linalg_inv_ex, grad_name="LinalgInvExBackward0",

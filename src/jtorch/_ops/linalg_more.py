@@ -9,16 +9,22 @@ values on the host, where PyTorch raises on them (skipped while tracing).
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import numpy as np
 
+from .. import _registry
 from .. import return_types as R
-from .._registry import op
 from ..functional import covariance as C
 from ..functional import linalg_eig as E
 from ..functional import linalg_ldl as LDL
 from ..functional import linalg_lu as LU
 from ..functional.decomposition import LinAlgError
+
+# A factorization's gradient reads its outputs: the backward keeps them (OpSpec.residuals)
+# rather than factorizing again.
+op = partial(_registry.op, residuals=True)
 
 
 def _host(t):

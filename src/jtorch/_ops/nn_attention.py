@@ -7,7 +7,8 @@ from __future__ import annotations
 from .._registry import op
 from ..functional import attention as A
 
-_F = dict(function=False, method=False)
+# The gradient reads the attention weights: kept, not recomputed (OpSpec.residuals).
+_F = dict(function=False, method=False, residuals=True)
 
 op("_scaled_dot_product_attention", A.scaled_dot_product_attention,
    static=("dropout_p", "is_causal", "scale", "enable_gqa"),

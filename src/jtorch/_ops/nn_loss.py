@@ -85,4 +85,5 @@ op("multilabel_soft_margin_loss", L.multilabel_soft_margin_loss, static=("reduct
 op("multi_margin_loss", L.multi_margin_loss, static=("p", "reduction"), **_F)
 op("multilabel_margin_loss", L.multilabel_margin_loss, static=("reduction",), **_F)
 op("ctc_loss", loss_ctc.ctc_loss, static=("blank", "reduction", "zero_infinity"),
-   grad_name=_by_reduction("CtcLossBackward0", "MeanBackward0", "SumBackward0"), **_F)
+   grad_name=_by_reduction("CtcLossBackward0", "MeanBackward0", "SumBackward0"),
+   residuals=True, **_F)  # the gradient reads the forward's alignment scan: kept

@@ -6,7 +6,8 @@ from __future__ import annotations
 from .._registry import op
 from ..functional import rnn as R
 
-op("_rnn", R.rnn, function=False, method=False, grad_name="CatBackward0",
+# The stack's gradient reads every step's state: kept, not rerun (OpSpec.residuals).
+op("_rnn", R.rnn, function=False, method=False, grad_name="CatBackward0", residuals=True,
    static=("mode", "num_layers", "bidirectional", "batch_first", "has_biases", "proj_size",
            "reverse"))
 # pad_packed_sequence's gather of the packed rows and its padding, one kernel per size where

@@ -36,7 +36,9 @@ for _name in ("var", "std"):
 op("norm", St.norm, static=("p", "dim", "keepdim", "dtype"), out=True,
    grad_name=lambda s, o: "SumBackward1" if s["p"] == "nuc" else "LinalgVectorNormBackward0")
 op("dist", St.dist, static=("p",))
-op("mode", St.mode, static=("dim", "keepdim"), returns=return_types.mode, out=True)
+# Sort-based: the gradient keeps the forward's indices (OpSpec.residuals).
+op("mode", St.mode, static=("dim", "keepdim"), returns=return_types.mode, out=True,
+   residuals=True)
 
 
 def _check_q(operands, statics) -> None:
@@ -51,7 +53,7 @@ def _check_q(operands, statics) -> None:
 
 for _name in ("quantile", "nanquantile"):
     op(_name, getattr(St, _name), static=("dim", "keepdim", "interpolation"), out=True,
-       grad_name="SqueezeBackward4", extra={"check": _check_q})
+       grad_name="SqueezeBackward4", extra={"check": _check_q}, residuals=True)
 
 
 def _check_histc_range(operands, statics) -> None:
@@ -69,13 +71,14 @@ op("_histc", St.histc, static=("bins", "min", "max"), function=False, method=Fal
    extra={"check": _check_histc_range})
 
 # median/nanmedian: the full reduction returns a tensor, the dim form (values, indices).
+# Sort-based: their gradients keep the forward's indices (OpSpec.residuals).
 for _name in ("median", "nanmedian"):
     _camel = _name.capitalize()
     op(f"_{_name}_all", getattr(St, _name), function=False, method=False,
-       grad_name=f"{_camel}Backward0")
+       grad_name=f"{_camel}Backward0", residuals=True)
     op(f"_{_name}_dim", getattr(St, f"{_name}_dim"), static=("dim", "keepdim"), function=False,
        method=False, grad_name=f"{_camel}Backward1", returns=getattr(return_types, _name),
-       out=True)
+       out=True, residuals=True)
 
 
 def _has_other(args, kwargs) -> bool:

@@ -1,9 +1,16 @@
 """Dispatch: run a pure function on tensors through cached jitted kernels, recording autograd.
 
-Two kernel caches, keyed by the op and its static arguments: the forward kernel
-(``jit(fn)``) when no input needs a gradient, and the forward-with-VJP kernel
-(``jit(lambda *xs: jax.vjp(fn, *xs))``) when some do. This module is the one place
-that calls ``jax.vjp``; no call traces or differentiates anything per op call.
+Kernel caches, keyed by the op and its static arguments: the forward kernel
+(``jit(fn)``), and for the backward the VJP kernel (``jit(lambda xs, cts: vjp(fn)(cts))``),
+which recomputes from the op's inputs whatever forward values the gradient needs. An op
+that needs a gradient runs the same forward kernel as one that does not and records its
+inputs; XLA drops the parts of the recomputed forward the gradient does not read, which
+for most ops is all of it (a matmul's or convolution's gradient reads only the inputs) or
+a few pointwise operations. Ops whose gradient needs costly forward intermediates (a
+recurrent scan, matrix decompositions, sorting, attention: ``OpSpec.residuals``) run the
+forward-with-VJP kernel (``jit(lambda *xs: jax.vjp(fn, *xs))``) instead, and their node
+keeps its residuals. This module is the one place that calls ``jax.vjp``; no call traces
+or differentiates anything per op call.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import numpy as np
 
 from .. import _kernels
 from .._device import PLACEMENT
+from .._registry import REGISTRY
 from . import hooks
 from .autograd import grad_mode
 from .autograd.node import OpNode, torch_vjp
@@ -20,6 +28,7 @@ from .tensor import Tensor, wrap
 
 _FWD: dict = {}
 _VJP: dict = {}
+_BWD: dict = {}
 _state = grad_mode._state
 # torch.profiler's recorder while a profile is recording, else None: it times the op and
 # calls ``apply`` again with itself unset (see jtorch/profiler/_record.py).
@@ -37,10 +46,10 @@ def _fwd_kernel(key, fn):
     return k
 
 
-def _fwd_vjp(fn, diff_idx):
+def fwd_vjp(fn, diff_idx):
     """The pure function ``leaves -> (outputs, vjp)`` whose jit is the VJP kernel."""
 
-    def fwd_vjp(*leaves):
+    def with_vjp(*leaves):
         def diff_fn(*d):
             out = fn(*_merge(leaves, diff_idx, d))
             flat = out if isinstance(out, tuple) else (out,)
@@ -49,15 +58,45 @@ def _fwd_vjp(fn, diff_idx):
         _, vjp, out = jax.vjp(diff_fn, *[leaves[i] for i in diff_idx], has_aux=True)
         return out, vjp
 
-    return fwd_vjp
+    return with_vjp
 
 
 def _vjp_kernel(key, fn, diff_idx):
     k = _VJP.get((key, diff_idx))
     if k is None:
-        k = _VJP[(key, diff_idx)] = _kernels.jit(_fwd_vjp(fn, diff_idx),
+        k = _VJP[(key, diff_idx)] = _kernels.jit(fwd_vjp(fn, diff_idx),
                                                  full_opt=_kernels.full_optimisation(key))
     return k
+
+
+def backward_kernel(key, fn, diff_idx):
+    """The kernel ``(inputs, cotangents) -> input gradients`` of a recomputing node."""
+    k = _BWD.get((key, diff_idx))
+    if k is None:
+        run = fwd_vjp(fn, diff_idx)
+
+        def backward(vals, cts):
+            return torch_vjp(run(*vals)[1], cts)
+
+        k = _BWD[(key, diff_idx)] = _kernels.jit(backward,
+                                                 full_opt=_kernels.full_optimisation(key))
+    return k
+
+
+# Kernels outside the registry whose gradients recompute: view reads and writes, copies,
+# distributions' formulas. The others keep residuals: sampling kernels ("random",
+# "nn_random") would draw their random bits again, replayed backwards are VJPs already.
+_RECOMPUTED = frozenset(("read", "scatter", "read_many", "to", "reshape_copy", "detach_copy",
+                         "distributions"))
+
+
+def keeps_residuals(key) -> bool:
+    """Whether the op ``key`` names saves its VJP's residuals rather than recomputing."""
+    op = key[0] if type(key) is tuple and key else key
+    spec = REGISTRY.get(op)
+    if spec is not None:
+        return spec.residuals
+    return op not in _RECOMPUTED
 
 
 def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False):
@@ -159,9 +198,15 @@ def _forward(key, fn, vals):
 
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
     k = _VJP.get((key, diff_idx))
-    if k is None:
-        k = _vjp_kernel(key, fn, diff_idx)
-    out, vjp = k(*vals)
+    if k is not None:
+        out, vjp = k(*vals)
+    elif keeps_residuals(key):
+        out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    else:  # the node recomputes in its backward (``backward_kernel``)
+        k = _FWD.get(key)
+        if k is None:
+            k = _fwd_kernel(key, fn)
+        out, vjp = k(*vals), None
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
     multi = type(out) is tuple
@@ -254,10 +299,10 @@ def replay_backward(node: OpNode, grads):
             args[i] = Tensor._saved_input(vals[i], node.next_functions[e])
     args += [g if isinstance(g, Tensor) else wrap(g) for g in grads]
     n = len(vals)
-    fwd_vjp = _fwd_vjp(fn, diff_idx)
+    run = fwd_vjp(fn, diff_idx)
 
     def backward_fn(*xs):
-        return tuple(torch_vjp(fwd_vjp(*xs[:n])[1], tuple(xs[n:])))
+        return tuple(torch_vjp(run(*xs[:n])[1], tuple(xs[n:])))
 
     out = apply(("backward", key, diff_idx, n), backward_fn, args, f"{node._name}Backward")
     return out if isinstance(out, tuple) else (out,)

@@ -77,8 +77,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     leaves.sort(key=lambda n: -n._seq)
     index = {n: ("n", i) for i, n in enumerate(ops)}
     index.update({n: ("l", j) for j, n in enumerate(leaves)})
+    # A recomputing node (no VJP kept) enters the program as its op and inputs.
     plan = tuple((tuple(n._out_meta), n._diff_edges,
-                  tuple(None if m is None else (*index[m], nr) for m, nr in n.next_functions))
+                  tuple(None if m is None else (*index[m], nr) for m, nr in n.next_functions),
+                  None if n._vjp is not None else (n._replay[0], n._replay[3]))
                  for n in ops)
     root_targets = tuple((*index[n], nr) for n, nr in roots)
     key = (plan, root_targets, len(leaves))
@@ -92,9 +94,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
     program = _PROGRAMS.get(key)
     if program is None:
-        program = _PROGRAMS[key] = _kernels.jit(_program(plan, root_targets, len(leaves)),
+        fns = [n._replay[1] for n in ops]
+        program = _PROGRAMS[key] = _kernels.jit(_program(plan, fns, root_targets, len(leaves)),
                                                 full_opt=True)  # a whole backward: see _kernels
-    grads = program([n._vjp for n in ops], values)
+    grads = program([n._replay[2] if n._vjp is None else n._vjp for n in ops], values)
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
@@ -105,8 +108,9 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     return True
 
 
-def _program(plan, root_targets, n_leaves):
-    """The pure function ``(vjps, seeds) -> leaf gradients`` of one graph structure."""
+def _program(plan, fns, root_targets, n_leaves):
+    """The pure function ``(vjps, seeds) -> leaf gradients`` of one graph structure; a
+    recomputing node's entry in ``vjps`` is its inputs, and ``fns`` holds its op."""
 
     def backward(vjps, seeds):
         buf: dict = {}
@@ -117,13 +121,16 @@ def _program(plan, root_targets, n_leaves):
 
         for target, g in zip(root_targets, seeds, strict=True):
             add(target, g)
-        for i, (metas, diff_edges, targets) in enumerate(plan):
+        for i, (metas, diff_edges, targets, op) in enumerate(plan):
             cts = []
             for nr, meta in enumerate(metas):
                 if meta is not None:
                     g = buf.pop(("n", i, nr), None)
                     cts.append(jnp.zeros(meta[0], meta[1]) if g is None else g)
-            partial = torch_vjp(vjps[i], tuple(cts))
+            vjp = vjps[i]
+            if op is not None:
+                vjp = dispatch.fwd_vjp(fns[i], op[1])(*vjp)[1]
+            partial = torch_vjp(vjp, tuple(cts))
             for e, g in zip(diff_edges, partial, strict=False):
                 target = targets[e]
                 if target is not None and g is not None:

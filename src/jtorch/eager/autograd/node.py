@@ -1,4 +1,4 @@
-"""Graph nodes. An op node keeps the VJP that ``jax.vjp`` returned and edges to its inputs."""
+"""Graph nodes. An op node keeps its inputs (or the VJP ``jax.vjp`` returned) and edges."""
 
 from __future__ import annotations
 
@@ -138,7 +138,9 @@ _CLONED = _Cloned()
 
 
 class OpNode(Node):
-    """A recorded op: its VJP (a pytree from a cached jitted ``jax.vjp``) and saved versions."""
+    """A recorded op: its inputs (``_replay``), the VJP when the op keeps its residuals (a
+    pytree from a cached jitted ``jax.vjp``; None: the backward recomputes from the inputs,
+    see ``dispatch.backward_kernel``), and saved versions."""
 
     def __init__(self, name, vjp, edges, diff_edges, out_meta, saved, replay):
         super().__init__(edges)
@@ -185,7 +187,8 @@ class OpNode(Node):
             fresh[id(value)] = src._value
         key, fn, vals, diff_idx, saves = self._replay
         vals = [fresh.get(id(v), v) for v in vals]
-        _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+        if self._vjp is not None:
+            _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
         self._replay = (key, fn, vals, diff_idx, saves)
         self._saved = [(vc, ver, desc, fresh.get(id(v), v)) for vc, ver, desc, v in self._saved]
 
@@ -235,11 +238,23 @@ class OpNode(Node):
         return tuple(out)
 
     def apply_vjp(self, cotangents):
-        full = self._replay is not None and _kernels.full_optimisation(self._replay[0])
-        out = (_apply_vjp_full if full else _apply_vjp)(self._vjp, cotangents)
+        if self._vjp is None:
+            key, fn, vals, diff_idx, _ = self._replay
+            out = _backward_kernel(key, fn, diff_idx)(vals, cotangents)
+        else:
+            full = self._replay is not None and _kernels.full_optimisation(self._replay[0])
+            out = (_apply_vjp_full if full else _apply_vjp)(self._vjp, cotangents)
         if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
             jax.block_until_ready(out)
         return out
+
+
+def _backward_kernel(key, fn, diff_idx):
+    """``dispatch.backward_kernel`` (imported on first use: dispatch imports this module)."""
+    global _backward_kernel
+    from ..dispatch import backward_kernel as _backward_kernel
+
+    return _backward_kernel(key, fn, diff_idx)
 
 
 class AccumulateGrad(Node):
