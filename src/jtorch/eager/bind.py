@@ -11,13 +11,17 @@ from __future__ import annotations
 import inspect
 import re
 
+import jax
 import numpy as np
 
 from .. import _dtypes, _registry, _strides
+from .._device import PLACEMENT
 from .._tensoriter import output_strides
 from . import dispatch, hooks, views
 from .autograd import grad_mode
-from .tensor import Size, Tensor
+from .tensor import Size, Tensor, wrap
+
+_grad_state = grad_mode._state
 
 _FNS: dict = {}
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
@@ -371,8 +375,8 @@ def _gen_op(spec, dunder: bool = False):
     dyn = [p for p in params if p.name not in spec.static]
     req = [p.name for p in dyn if p.default is _MISSING]
     # Locals are underscored: a parameter may be called ``n`` or ``v`` (torch.diff's n).
-    body = [*prologue, f"    _n = [{', '.join(repr(n) for n in req)}]",
-            f"    _v = [{', '.join(req)}]"]
+    body = [*prologue, *_fast_prologue(spec, dyn, req, g),
+            f"    _n = [{', '.join(repr(n) for n in req)}]", f"    _v = [{', '.join(req)}]"]
     if dunder:  # PyTorch's dunders reject an ndarray operand and so leave it to NumPy,
         other = params[1].name  # except ``==``, which reads it as a tensor
         act = f"{other} = _np_tensor({other})" if spec.name == "eq" else "return NotImplemented"
@@ -386,6 +390,76 @@ def _gen_op(spec, dunder: bool = False):
     out = "out" if spec.out else "None"
     body.append(f"    return _call(_spec, tuple(_n), _v, ({statics}), {out})")
     return _compile(spec.name, sig, body, g)
+
+
+def _fast_prologue(spec, dyn, req, g) -> list:
+    """Lines trying ``fast_call`` first, for ops it can run: no statics, host checks or
+    structured results; taken when the optional operands keep their defaults."""
+    if spec.static or spec.extra or spec.returns is not None or not req:
+        return []
+    g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    test = " and ".join(cond) if cond else "True"
+    return [f"    if {test}:",
+            f"        _r = _fast(_spec, _fc, _fnames, ({', '.join(req)},))",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+_MISS = object()
+
+
+def fast_call(spec, cache, names, args):
+    """``call`` for its most common case, ``_MISS`` where it does not apply: an op without
+    statics whose operands are tensors and Python numbers, no torch.compile trace, profiler
+    or device placement in use. The kernel (per default dtype, which keys it) is looked up
+    once per binding, so a call skips the generic argument split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    vals, diff_idx, grad = [], (), _grad_state.enabled
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            vals.append(a._value)
+            if grad and (a.requires_grad if a._base is not None
+                         else a._grad_fn is not None or a._requires_grad):
+                diff_idx += (i,)
+        elif type(a) is float or type(a) is int:
+            vals.append(dispatch._scalar(a))
+        else:
+            return _MISS
+    entry = cache.get(_dtypes._default[0])
+    if entry is None:
+        entry = cache[_dtypes._default[0]] = _fast_entry(spec, names)
+    key, fn, kernel = entry
+    if diff_idx:
+        name = spec.grad_name
+        if type(name) is not str:
+            name = _name_thunk(name, (), (), names, args)
+        result = dispatch._apply_with_grad(key, fn, args, vals, diff_idx, name, spec.saves,
+                                           spec.scalar_edges)
+    else:
+        out = kernel(*vals)
+        if PLACEMENT.blocking:
+            jax.block_until_ready(out)
+        result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
+    if spec.pointwise:
+        for a in args:
+            if isinstance(a, Tensor) and a._stride is not None:
+                _layout(result, args)
+                break
+    return result
+
+
+def _fast_entry(spec, names):
+    """(key, pure function, forward kernel) of ``call``'s kernel for these operands."""
+    lens = (-1,) * len(names)
+    key = (spec.name, names, lens, (), (), _dtypes._default[0])
+    fn = _FNS.get(key)
+    if fn is None:
+        fn = _FNS[key] = _op_fn(spec, names, lens, ())
+    return key, fn, dispatch._fwd_kernel(key, fn)
 
 
 def _gen_view(spec):
@@ -580,6 +654,12 @@ def route(names, via=None) -> None:
     for name in names:
         for g in _ROUTES.get(name, ()):
             g["_call"] = call if via is None else via
+            if "_fast" in g:  # a routed binding always goes through ``via``
+                g["_fast"] = fast_call if via is None else _no_fast
+
+
+def _no_fast(spec, cache, names, args):
+    return _MISS
 
 
 def _private_copy(fn):

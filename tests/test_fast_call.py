@@ -1,0 +1,104 @@
+"""The bindings' fast path (eager/bind.py ``fast_call``): an op without statics on tensors
+and Python numbers skips ``call``'s generic argument split. It must give ``call``'s
+results exactly: values, dtypes (default dtype and Python-number promotion), memory
+layout, autograd records; and leave every other case to ``call``."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+import torch
+from conftest import assert_same
+
+import jtorch
+from jtorch.eager import bind
+
+
+@pytest.fixture
+def no_generic_call(monkeypatch):
+    """Make ``call`` fail for the bindings of add/mul/sub/exp: whatever still reaches it
+    did not take the fast path."""
+    reached = []
+
+    def refuse(spec, names, vals, statics, out=None):
+        reached.append(spec.name)
+        return bind.call(spec, names, vals, statics, out)
+
+    for fn in (jtorch.Tensor.__add__, jtorch.Tensor.__mul__, jtorch.add, jtorch.sub,
+               jtorch.exp):
+        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_call", refuse)
+    return reached
+
+
+def _program(t):
+    rng = np.random.default_rng(0)
+    a = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32)
+    b = t.tensor(rng.standard_normal((4, 3)), dtype=t.float32).t()  # not contiguous
+    i = t.tensor([[1, 2, 3, 4]] * 3)
+    w = t.nn.Parameter(t.tensor(rng.standard_normal((3, 4))))
+    out = {
+        "plain": a + a,
+        "layout": t.exp(b),  # keeps the transposed layout
+        "mixed_layout": a * b,
+        "int_float": i * 2.5,  # a Python float promotes to the default dtype
+        "int_int": t.add(i, 3),
+        "int_true_div": i.exp(),
+        "param": t.sub(w, 1.0),
+    }
+    loss = (w * w + w.exp()).sum()
+    loss.backward()
+    out["grad"] = w.grad
+    out["grad_fn"] = (w * 2.0).grad_fn.name()
+    return out
+
+
+def test_fast_path_matches_pytorch(no_generic_call):
+    expected, actual = _program(torch), _program(jtorch)
+    assert_same(expected, actual, strides=True)
+    # the generic path ran only for the ops that are not fast-path bindings (sum, ...)
+    assert not {"add", "mul", "sub", "exp"} & set(no_generic_call)
+
+
+def test_default_dtype_keys_the_fast_kernel():
+    i = jtorch.tensor([1, 2])
+    assert (i * 0.5).dtype == jtorch.float32
+    jtorch.set_default_dtype(jtorch.float64)
+    try:
+        assert (i * 0.5).dtype == jtorch.float64
+    finally:
+        jtorch.set_default_dtype(jtorch.float32)
+    assert (i * 0.5).dtype == jtorch.float32
+
+
+@pytest.mark.parametrize("case", ["alpha", "out", "numpy_scalar", "bool", "ndarray"])
+def test_other_calls_take_the_generic_path(case, no_generic_call):
+    def run(t):
+        a = t.tensor([1.0, 2.0])
+        if case == "alpha":
+            return t.add(a, a, alpha=2)
+        if case == "out":
+            o = t.empty(2)
+            t.add(a, a, out=o)
+            return o
+        if case == "numpy_scalar":
+            return t.add(a, np.float64(1.5))
+        if case == "bool":
+            return t.add(a, True)
+        return a + np.ones(2)
+
+    expected, actual = run(torch), run(jtorch)
+    if case == "ndarray":  # both defer to NumPy's reflected add
+        np.testing.assert_allclose(np.asarray(actual), np.asarray(expected))
+    else:
+        assert_same(expected, actual)
+        assert "add" in no_generic_call
+
+
+def test_autocast_still_routes_fast_bindings():
+    a = jtorch.randn(4, 4)
+    with jtorch.autocast("cpu", dtype=jtorch.bfloat16):
+        assert jtorch.mm(a, a).dtype == jtorch.bfloat16
+        assert (a @ a).dtype == jtorch.bfloat16
+    assert jtorch.mm(a, a).dtype == jtorch.float32
