@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 import re
 
-import jax
 import numpy as np
 
 from .. import _dtypes, _registry, _strides
@@ -19,9 +18,7 @@ from .._device import PLACEMENT
 from .._tensoriter import output_strides
 from . import dispatch, hooks, views
 from .autograd import grad_mode
-from .tensor import Size, Tensor, wrap
-
-_grad_state = grad_mode._state
+from .tensor import Size, Tensor
 
 _FNS: dict = {}
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
@@ -418,32 +415,16 @@ def fast_call(spec, cache, names, args):
     once per binding, so a call skips the generic argument split and key building."""
     if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
         return _MISS
-    vals, diff_idx, grad = [], (), _grad_state.enabled
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            vals.append(a._value)
-            if grad and (a.requires_grad if a._base is not None
-                         else a._grad_fn is not None or a._requires_grad):
-                diff_idx += (i,)
-        elif type(a) is float or type(a) is int:
-            vals.append(dispatch._scalar(a))
-        else:
-            return _MISS
     entry = cache.get(_dtypes._default[0])
     if entry is None:
         entry = cache[_dtypes._default[0]] = _fast_entry(spec, names)
-    key, fn, kernel = entry
-    if diff_idx:
-        name = spec.grad_name
-        if type(name) is not str:
-            name = _name_thunk(name, (), (), names, args)
-        result = dispatch._apply_with_grad(key, fn, args, vals, diff_idx, name, spec.saves,
-                                           spec.scalar_edges)
-    else:
-        out = kernel(*vals)
-        if PLACEMENT.blocking:
-            jax.block_until_ready(out)
-        result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, (), (), names, args)
+    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                          entry[2])
+    if result is None:  # an operand other than a tensor or a Python number
+        return _MISS
     if spec.pointwise:
         for a in args:
             if isinstance(a, Tensor) and a._stride is not None:

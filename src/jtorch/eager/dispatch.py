@@ -111,21 +111,7 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
     if PROFILER is not None:
         return PROFILER(key, fn, args, name, saves, scalar_edges)
     if not PLACEMENT.active and hooks.RECORDER is None:
-        # The common case, in one pass: operand values, and which operands need a gradient.
-        vals, diff_idx, grad = [], (), _state.enabled
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                vals.append(a._value)
-                if grad and (a.requires_grad if a._base is not None
-                             else a._grad_fn is not None or a._requires_grad):
-                    diff_idx += (i,)
-            elif type(a) is float or type(a) is int:
-                vals.append(_scalar(a))
-            else:
-                vals.append(a)
-        if diff_idx:
-            return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
-        return _forward(key, fn, vals)
+        return run(key, fn, args, name, saves, scalar_edges)
     vals = [a._value if isinstance(a, Tensor) else a for a in args]
     if PLACEMENT.active:
         vals = _same_device(args, vals)
@@ -135,6 +121,29 @@ def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False
         with jax.ensure_compile_time_eval():
             return _apply(key, fn, args, vals, name, saves, scalar_edges)
     return _apply(key, fn, args, vals, name, saves, scalar_edges)
+
+
+def run(key, fn, args, name, saves, scalar_edges, kernel=None):
+    """``apply``'s common case (no profiler, device placement or compile trace), in one
+    pass over the operands: their values, and which need a gradient. ``kernel``: the
+    forward kernel of ``key`` when the caller holds it (``bind.fast_call``); such a caller
+    passes only tensors and Python numbers, and gets None for any other operand."""
+    vals, diff_idx, grad = [], (), _state.enabled
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            vals.append(a._value)
+            if grad and (a.requires_grad if a._base is not None
+                         else a._grad_fn is not None or a._requires_grad):
+                diff_idx += (i,)
+        elif type(a) is float or type(a) is int:
+            vals.append(_scalar(a))
+        elif kernel is not None:
+            return None
+        else:
+            vals.append(a)
+    if diff_idx:
+        return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
+    return _forward(key, fn, vals, kernel)
 
 
 _SCALARS: dict = {}
@@ -183,11 +192,12 @@ def _apply(key, fn, args, vals, name, saves, scalar_edges):
     return _forward(key, fn, vals)
 
 
-def _forward(key, fn, vals):
+def _forward(key, fn, vals, k=None):
     """The forward kernel's result as fresh tensors (no autograd record)."""
-    k = _FWD.get(key)
     if k is None:
-        k = _fwd_kernel(key, fn)
+        k = _FWD.get(key)
+        if k is None:
+            k = _fwd_kernel(key, fn)
     out = k(*vals)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
