@@ -29,6 +29,7 @@ from .tensor import Tensor, wrap
 _FWD: dict = {}
 _VJP: dict = {}
 _BWD: dict = {}
+_GRAD_FWD: dict = {}  # key -> the forward kernel an op needing a gradient runs; False: VJP
 _state = grad_mode._state
 # torch.profiler's recorder while a profile is recording, else None: it times the op and
 # calls ``apply`` again with itself unset (see jtorch/profiler/_record.py).
@@ -207,16 +208,13 @@ def _forward(key, fn, vals, k=None):
 
 
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
-    k = _VJP.get((key, diff_idx))
-    if k is not None:
-        out, vjp = k(*vals)
-    elif keeps_residuals(key):
-        out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
-    else:  # the node recomputes in its backward (``backward_kernel``)
-        k = _FWD.get(key)
-        if k is None:
-            k = _fwd_kernel(key, fn)
+    k = _GRAD_FWD.get(key)
+    if k is None:
+        k = _GRAD_FWD[key] = False if keeps_residuals(key) else _fwd_kernel(key, fn)
+    if k is not False:  # the node recomputes in its backward (``backward_kernel``)
         out, vjp = k(*vals), None
+    else:
+        out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
     multi = type(out) is tuple
