@@ -116,7 +116,9 @@ def time_us(step, sync, repeats: int, target_s: float) -> tuple[float, float]:
 
     N per batch is sized so that a batch takes about target_s.
     """
-    _batch(step, sync, 10)  # compile / warm caches
+    # compile and warm caches, past the 50th backward of a graph, from which jtorch runs it
+    # as one program (eager/autograd/fused.py)
+    _batch(step, sync, 100)
     est = _batch(step, sync, 20)
     n = max(10, min(100_000, int(target_s / max(est, 1e-7))))
     runs = [_batch(step, sync, n) for _ in range(repeats)]
