@@ -235,9 +235,15 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             # inputs in PyTorch's schemas, so they get no slot in next_functions.
             if i in diff_idx:
                 diff_edges.append(len(edges))
-                node = a._grad_fn  # ``_edge()`` without its view check when a is no view
-                edges.append((node, a._output_nr) if node is not None and a._base is None
-                             else a._edge())
+                if a._base is None:  # ``_edge()`` without its view check
+                    node = a._grad_fn
+                    if node is not None:
+                        edges.append((node, a._output_nr))
+                    else:  # a leaf: its AccumulateGrad, made on first use
+                        acc = a._grad_acc
+                        edges.append((acc, 0) if acc is not None else a._edge())
+                else:
+                    edges.append(a._edge())
             elif a.dtype._kind >= 2:
                 edges.append((None, 0))
             if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
@@ -246,14 +252,20 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
         elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
             edges.append((None, 0))
+    if type(name) is not str:  # an overload-dependent name, computed only when recorded
+        name = name()
+    replay = (key, fn, vals, diff_idx, saves)
+    if not multi and saves != "out" and saves != "all":  # the common case: one output
+        t = wrap(out)
+        if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
+            return t
+        t._grad_fn = OpNode(name, vjp, edges, tuple(diff_edges), [(t._shape, out.dtype)],
+                            saved, replay)
+        return t
     outs = [wrap(o) for o in flat]
     meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
             for t, o in zip(outs, flat, strict=True)]
-    if type(name) is not str:  # an overload-dependent name, computed only when recorded
-        name = name()
-    # The replay record (create_graph): ``saves`` decides which inputs stay live there.
-    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved,
-                  (key, fn, vals, diff_idx, saves))
+    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved, replay)
     save_out = saves == "out" or saves == "all"
     for nr, (t, m) in enumerate(zip(outs, meta, strict=True)):
         if m is not None:
