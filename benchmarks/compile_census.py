@@ -20,6 +20,7 @@ import collections
 import os
 import sys
 import tempfile
+import threading
 import time
 
 from jax import monitoring
@@ -36,6 +37,8 @@ def _op(key) -> str:
 
 
 def _attribute() -> tuple[str, str]:
+    if threading.current_thread().name == "jtorch-compile":  # jtorch's compiles ahead of need
+        return "background", ""
     frame = sys._getframe(2)
     while frame is not None:
         name, local = frame.f_code.co_name, frame.f_locals

@@ -11,6 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+
+# One pytest worker per core already keeps every core compiling: a background compile
+# thread per worker would only compete with the other workers (and compile the backward
+# of every forward a test records, used or not). test_background_compile.py turns it on;
+# JTORCH_BACKGROUND_COMPILE=1 runs the whole suite with it.
+os.environ.setdefault("JTORCH_BACKGROUND_COMPILE", "0")
 
 import numpy as np
 import pytest
@@ -171,8 +178,12 @@ def _restore_defaults():
 @contextlib.contextmanager
 def counting_compiles():
     """The XLA compiles that happen inside the block, as a list that fills while it runs
-    (on the CPU every new kernel signature is one: what a first run pays)."""
+    (on the CPU every new kernel signature is one: what a first run pays). Compiles on
+    jtorch's background thread count too: those queued before the block are waited for
+    before it, those queued inside it at its end."""
     from jax import monitoring
+
+    from jtorch import _kernels
 
     compiles: list = []
 
@@ -180,8 +191,10 @@ def counting_compiles():
         if event == "/jax/core/compile/backend_compile_duration":
             compiles.append(secs)
 
+    _kernels.wait_ahead()
     monitoring.register_event_duration_secs_listener(listen)
     try:
         yield compiles
+        _kernels.wait_ahead()
     finally:
         monitoring.unregister_event_duration_listener(listen)

@@ -10,14 +10,17 @@ import torch
 from conftest import assert_same
 
 import jtorch
+from jtorch import _kernels
 from jtorch.eager.autograd import fused
 
 
 @pytest.fixture
 def fuse_at(monkeypatch):
-    """Fuse from the n-th sighting of a graph (clean caches before and after)."""
+    """Fuse from the n-th sighting of a graph (clean caches before and after), compiling
+    the program when it is first needed rather than on the background thread."""
     fused._SEEN.clear()
     fused._PROGRAMS.clear()
+    monkeypatch.setattr(_kernels, "BACKGROUND", False)
 
     def set_after(n):
         monkeypatch.setattr(fused, "AFTER", n)

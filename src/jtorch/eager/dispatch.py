@@ -23,7 +23,7 @@ from .._device import PLACEMENT
 from .._registry import REGISTRY
 from . import hooks
 from .autograd import grad_mode
-from .autograd.node import OpNode, torch_vjp
+from .autograd.node import OpNode, _apply_vjp, _apply_vjp_full, torch_vjp
 from .tensor import Tensor, wrap
 
 _FWD: dict = {}
@@ -31,6 +31,7 @@ _VJP: dict = {}
 _BWD: dict = {}
 _GRAD_FWD: dict = {}  # key -> the forward kernel an op needing a gradient runs; False: VJP
 _state = grad_mode._state
+_TRACES = _kernels.TRACES
 # torch.profiler's recorder while a profile is recording, else None: it times the op and
 # calls ``apply`` again with itself unset (see jtorch/profiler/_record.py).
 PROFILER = None
@@ -211,10 +212,13 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     k = _GRAD_FWD.get(key)
     if k is None:
         k = _GRAD_FWD[key] = False if keeps_residuals(key) else _fwd_kernel(key, fn)
+    traces = _TRACES[0]
     if k is not False:  # the node recomputes in its backward (``backward_kernel``)
         out, vjp = k(*vals), None
     else:
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    if _TRACES[0] != traces and _kernels.BACKGROUND:  # new types: compile the backward now
+        _backward_ahead(key, fn, vals, diff_idx, out, vjp)
     if PLACEMENT.blocking:
         jax.block_until_ready(out)
     multi = type(out) is tuple
@@ -274,6 +278,21 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 st = t._storage
                 saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr), st.value))
     return tuple(outs) if multi else outs[0]
+
+
+def _backward_ahead(key, fn, vals, diff_idx, out, vjp) -> None:
+    """Queue the compile of this node's backward kernel on the background thread (see
+    ``_kernels.ahead``), for cotangents of its outputs' types, as the engine passes them."""
+    flat = out if type(out) is tuple else (out,)
+    if hooks.RECORDER is not None or isinstance(flat[0], jax.core.Tracer):
+        return
+    cts = tuple(o if not o.weak_type else jax.ShapeDtypeStruct(o.shape, o.dtype)
+                for o in flat if _is_float(o.dtype))  # a gradient is never weakly typed
+    if vjp is None:
+        backward_kernel(key, fn, diff_idx).compile_ahead(vals, cts)
+    else:
+        apply = _apply_vjp_full if _kernels.full_optimisation(key) else _apply_vjp
+        apply.compile_ahead(vjp, cts)
 
 
 def _same_device(args, vals):

@@ -384,6 +384,33 @@ class _FunctionalOptimizer(Optimizer):
             raise RuntimeError("jtorch optimizers do not support differentiable=True: the "
                                "update is not recorded by autograd")
         super().__init__(params, defaults)
+        if _kernels.BACKGROUND and hooks.RECORDER is None:
+            for group in self.param_groups:
+                self._compile_ahead(group)
+
+    def _compile_ahead(self, group) -> None:
+        """Queue the compile of ``group``'s first step on the background thread (see
+        ``_kernels.ahead_job``), for the call ``_step_group`` makes when every parameter
+        requiring grad has a dense gradient of its own type and its first state."""
+        params = [p for p in group["params"] if p.requires_grad]
+        if not params or any(p.is_sparse or not isinstance(p._value, jax.Array)
+                             or isinstance(p._value, jax.core.Tracer) for p in params):
+            return
+        kernel = _kernel(type(self)._update, tuple(sorted(self._statics(group).items())))
+        hyper = {k: _operand(v) for k, v in self._hyper(group).items()}
+        values = [p._value for p in params]
+        grads = [jax.ShapeDtypeStruct(v.shape, v.dtype, sharding=v.sharding if v.committed
+                                      else None) for v in values]
+
+        def job():  # the first states' types, traced here rather than built on the host
+            states = [jax.eval_shape(lambda p=p: {k: v._value if isinstance(v, Tensor) else v
+                                                  for k, v in self._init_state(p, group).items()})
+                      for p in params]
+            kernel.jitted().lower(values, grads, states, hyper).compile()
+
+        sig = (kernel, tuple((v.shape, v.dtype, v.committed) for v in values),
+               tuple(sorted((k, type(v)) for k, v in hyper.items())))
+        _kernels.ahead_job(sig, job)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)

@@ -13,7 +13,9 @@ nodes, so results agree with the node-by-node walk within float rounding.
 Graphs that change from step to step never reach ``AFTER`` and cost only the structure
 walk. ``AFTER`` is 50: compiling the program costs 0.05-0.2 s on the CPU, about what it saves
 in a thousand steps of a small model (0.1-0.2 ms a step), so a graph seen a few dozen times
-(a short run, the last partial batch of each epoch) is not worth one on a first run.
+(a short run, the last partial batch of each epoch) is not worth one on a first run. Where
+there is a background compile thread (``_kernels.ahead``) the program compiles there and
+the graph keeps walking until it is ready, so no step waits for it.
 Graphs with convolutions or recurrent layers keep the walk too: their VJPs are
 compute-bound, so fusing saves little per step, while compiling them again as part of
 one program cost whole seconds of a short run (the LSTM language model: +2.4 s) and made
@@ -38,6 +40,7 @@ MAX_NODES = 400  # bigger graphs keep the walk: one program's compile time grows
 _HEAVY = ("_rnn", "conv")  # op names (prefixes) whose graphs keep the walk (see above)
 _SEEN: dict = {}
 _PROGRAMS: dict = {}
+_COMPILING: dict = {}  # key -> Event: the program's background compile is over
 
 
 def _plain(node) -> bool:
@@ -93,14 +96,23 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             _SEEN.clear()
         _SEEN[key] = seen
         return False
-    for n in ops:
-        n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
     program = _PROGRAMS.get(key)
     if program is None:
         fns = [n._replay[1] for n in ops]
         program = _PROGRAMS[key] = _kernels.jit(_program(plan, fns, root_targets, len(leaves)),
                                                 full_opt=True)  # a whole backward: see _kernels
-    grads = program([n._replay[2] if n._vjp is None else n._vjp for n in ops], values)
+        # Compiled on the background thread where there is one; this graph walks meanwhile.
+        done = program.compile_ahead(_inputs(ops), values)
+        if done is not None:
+            _COMPILING[key] = done
+    done = _COMPILING.get(key)
+    if done is not None:
+        if not done.is_set():
+            return False
+        del _COMPILING[key]
+    for n in ops:
+        n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
+    grads = program(_inputs(ops), values)
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
@@ -109,6 +121,11 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         for n in ops:
             n.release()
     return True
+
+
+def _inputs(ops):
+    """The program's first argument: per node, its inputs (recomputing) or its VJP."""
+    return [n._replay[2] if n._vjp is None else n._vjp for n in ops]
 
 
 def _program(plan, fns, root_targets, n_leaves):

@@ -1,0 +1,177 @@
+"""Compiling ahead of need on a background thread (``_kernels.ahead``): a node's backward
+kernel is queued when its forward meets new types, an optimizer's first step when it is
+built, a fused backward when its graph qualifies. The main thread then traces nothing for
+them, and results are the same as PyTorch's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+import torch
+from conftest import assert_same
+
+import jtorch
+from jtorch import _kernels
+from jtorch.eager.autograd import fused
+
+
+@pytest.fixture
+def background(monkeypatch):
+    """Background compiling on (a one-CPU machine has it off by default)."""
+    monkeypatch.setattr(_kernels, "BACKGROUND", True)
+    _kernels.wait_ahead()
+    yield
+    _kernels.wait_ahead()
+
+
+def _traced_by(fn) -> int:
+    """How many JAX traces the calling thread makes while ``fn`` runs."""
+    before = _kernels.TRACES[0]
+    fn()
+    return _kernels.TRACES[0] - before
+
+
+def _forward(t, n):
+    """Each value used once, so the backward only runs nodes (no gradient sums)."""
+    rng = np.random.default_rng(n)
+    w = t.tensor(rng.standard_normal((3, n)), requires_grad=True)
+    x = t.tensor(rng.standard_normal((3, n)), requires_grad=True)
+    v = t.tensor(rng.standard_normal((2, n)))
+    return w, x, (t.sin(w * x) @ v.T).exp().sum()
+
+
+@pytest.mark.parametrize("ahead", [True, False])
+def test_backward_kernels_compile_while_the_forward_runs(ahead, monkeypatch):
+    monkeypatch.setattr(_kernels, "BACKGROUND", ahead)
+    _kernels.wait_ahead()
+    n = 23 if ahead else 29  # shapes no other test uses: the kernels are new here
+    w, x, loss = _forward(jtorch, n)
+    _kernels.wait_ahead()
+    traced = _traced_by(loss.backward)
+    # Ahead: every backward kernel is ready, so the backward traces nothing itself.
+    assert (traced == 0) if ahead else (traced > 0)
+    tw, tx, tloss = _forward(torch, n)
+    tloss.backward()
+    assert_same((tloss, tw.grad, tx.grad), (loss, w.grad, x.grad), rtol=1e-12, atol=1e-12)
+
+
+def test_a_backward_that_comes_before_its_compile_waits_for_it(background):
+    for n in (31, 37):
+        w, x, loss = _forward(jtorch, n)
+        loss.backward()  # at once: the main thread meets the queued compiles in flight
+        tw, tx, tloss = _forward(torch, n)
+        tloss.backward()
+        assert_same((tw.grad, tx.grad), (w.grad, x.grad), rtol=1e-12, atol=1e-12)
+
+
+def _model(t, width):
+    m = t.nn.Sequential(t.nn.Linear(5, width), t.nn.Tanh(), t.nn.Linear(width, 2))
+    rng = np.random.default_rng(width)
+    with t.no_grad():
+        for p in m.parameters():
+            p.copy_(t.tensor(rng.standard_normal(tuple(p.shape)) * 0.3, dtype=p.dtype))
+    return m
+
+
+def test_an_optimizers_first_step_compiles_when_it_is_built(background):
+    m = _model(jtorch, 41)
+    opt = jtorch.optim.Adam(m.parameters(), lr=1e-2, weight_decay=0.1)
+    x = jtorch.randn(6, 5)
+    m(x).square().mean().backward()
+    _kernels.wait_ahead()
+    assert _traced_by(opt.step) == 0
+    # a second step (state from the first) needs nothing new either
+    opt.zero_grad()
+    m(x).square().mean().backward()
+    assert _traced_by(opt.step) == 0
+
+
+def test_an_optimizer_with_frozen_and_unused_parameters_still_steps(background):
+    def run(t):
+        m = _model(t, 43)
+        m[0].weight.requires_grad_(False)
+        extra = t.nn.Parameter(t.ones(3))  # never gets a gradient: the step skips it
+        opt = t.optim.SGD([*m.parameters(), extra], lr=0.1, momentum=0.9)
+        x = t.linspace(-1, 1, 30).reshape(6, 5)
+        for _ in range(2):
+            opt.zero_grad()
+            m(x).square().mean().backward()
+            opt.step()
+        return [p.detach() for p in m.parameters()]
+
+    assert_same(run(torch), run(jtorch), rtol=1e-6, atol=1e-7)
+
+
+def test_a_fused_backward_walks_until_its_program_is_compiled(background, monkeypatch):
+    fused._SEEN.clear()
+    fused._PROGRAMS.clear()
+    monkeypatch.setattr(fused, "AFTER", 2)
+
+    def steps(t, wait):
+        m = _model(t, 47)
+        opt = t.optim.SGD(m.parameters(), lr=0.1)
+        x = t.linspace(-1, 1, 30).reshape(6, 5)
+        losses = []
+        for i in range(4):
+            opt.zero_grad()
+            loss = m(x).tanh().square().mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+            if wait and i == 1:
+                # The second sighting queued the program; this step walked the graph.
+                assert len(fused._COMPILING) == 1
+                _kernels.wait_ahead()
+        return losses, [p.detach() for p in m.parameters()]
+
+    expected = steps(torch, False)
+    assert_same(expected, steps(jtorch, True), rtol=1e-6, atol=1e-7)
+    assert not fused._COMPILING  # the third step ran the program
+    (program,) = fused._PROGRAMS.values()
+    assert program._cache_size() == 1
+    fused._SEEN.clear()
+    fused._PROGRAMS.clear()
+
+
+def test_the_queue_runs_newest_first_once_per_signature_and_drops_errors():
+    ahead = _kernels._Ahead()
+    gate, ran = threading.Event(), []
+
+    def job(name):
+        def run():
+            if name == "bad":
+                raise ValueError("dropped: the kernel's own call reports it")
+            ran.append(name)
+        return run
+
+    started = threading.Event()
+    first = ahead.submit("first", lambda: (started.set(), gate.wait(), ran.append("first")))
+    assert started.wait(10)  # the thread took it and waits
+    events = [ahead.submit(n, job(n)) for n in ("a", "bad", "b")]
+    assert ahead.submit("a", job("again")) is events[0]  # one compile per signature
+    gate.set()
+    for e in (first, *events):
+        assert e.wait(10)
+    assert ran == ["first", "b", "a"]  # newest first: a backward needs its last op first
+    gate2, started2 = threading.Event(), threading.Event()
+    busy = ahead.submit("busy", lambda: (started2.set(), gate2.wait()))
+    assert started2.wait(10)
+    dropped = ahead.submit("later", job("later"))
+    threading.Timer(0.2, gate2.set).start()
+    ahead.close()  # waits for the job in progress, drops the queued one
+    assert busy.is_set() and dropped.is_set() and "later" not in ran
+    assert ahead.submit("after", job("after")).is_set()  # closed: nothing queues
+
+
+@pytest.mark.parametrize("flag, expected", [("0", False), ("1", True)])
+def test_the_environment_switch(flag, expected):
+    env = {**os.environ, "JTORCH_BACKGROUND_COMPILE": flag}
+    out = subprocess.run(
+        [sys.executable, "-c", "from jtorch import _kernels; print(_kernels.BACKGROUND)"],
+        env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == str(expected)
