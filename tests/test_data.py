@@ -48,6 +48,28 @@ def test_tensor_dataset_batches_through_subsets(keys):
     check(prog, raises=IndexError if 5 in keys else None)
 
 
+def test_tensor_dataset_batches_of_any_size_compile_nothing():
+    """On the CPU backend a TensorDataset's batch is gathered by NumPy, not by an XLA
+    gather compiled per batch size (a last partial batch, a test loader's size); the
+    batches are fresh tensors equal to PyTorch's, through a view of the data too."""
+    from jtorch import _kernels
+
+    def prog(t):
+        x = t.arange(60.0, dtype=t.float64).reshape(10, 3, 2)
+        ds = t.utils.data.TensorDataset(x[:, 1:], t.arange(10) * 2, t.arange(10.0).half())
+        batches = _batches(t.utils.data.DataLoader(ds, batch_size=4))
+        for b in batches:
+            b[0].add_(1)  # a batch owns its values: the dataset is unchanged
+        return batches, ds.tensors[0]
+
+    check(prog)
+    ds = jtorch.utils.data.TensorDataset(jtorch.ones(11, 2), jtorch.zeros(11))
+    before = _kernels.TRACES[0]
+    for size in (3, 5):
+        _batches(jtorch.utils.data.DataLoader(ds, batch_size=size))
+    assert _kernels.TRACES[0] == before
+
+
 def test_tensor_dataset_size_mismatch():
     check(lambda t: t.utils.data.TensorDataset(t.zeros(3), t.zeros(4)), raises=AssertionError)
 

@@ -154,6 +154,8 @@ def _gathered(dataset, keys, collate_fn):
 
     The same batch as indexing every sample and stacking them, without a view and a copy
     per sample (two dispatches a sample made the loader cost more than a training step).
+    On the CPU backend NumPy gathers the rows: an XLA gather compiles for every batch size
+    (the last partial batch, a test loader's), 30 ms each.
     Keys that indexing a sample would reject take the per-sample path, to raise as it does."""
     from ..dataset import Subset, TensorDataset
     from .collate import default_collate
@@ -176,10 +178,18 @@ def _gathered(dataset, keys, collate_fn):
     rows = np.where(rows < 0, rows + n, rows)  # a sample's index may count from the end
     if ((rows < 0) | (rows >= n)).any():
         return None
-    from .... import from_numpy
+    from .... import _kernels, from_numpy
+    from ....eager.tensor import wrap
 
-    index = from_numpy(rows)
-    return [t.index_select(0, index) for t in dataset.tensors]
+    index, out = None, []
+    for t in dataset.tensors:
+        value = t._value
+        if _kernels._on_host(value):  # the CPU backend: NumPy gathers without a compile
+            out.append(wrap(_kernels.device_array(np.asarray(value)[rows])))
+        else:  # per batch size, XLA compiles a gather
+            index = from_numpy(rows) if index is None else index
+            out.append(t.index_select(0, index))
+    return out
 
 
 def _fetcher(dataset, kind, auto_collation, collate_fn, drop_last):
