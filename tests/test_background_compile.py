@@ -175,3 +175,23 @@ def test_the_environment_switch(flag, expected):
         [sys.executable, "-c", "from jtorch import _kernels; print(_kernels.BACKGROUND)"],
         env=env, capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == str(expected)
+
+
+def test_a_shuffling_loader_compiles_its_first_epoch_when_built(monkeypatch):
+    """Its base seed (an int64 ``random_``), its sampler's seed and generator key and
+    ``randperm(n)`` compile when the loader is built; the batches are the same."""
+    def epoch(ahead, n):
+        monkeypatch.setattr(_kernels, "BACKGROUND", ahead)
+        jtorch.manual_seed(0)
+        data = jtorch.utils.data.TensorDataset(jtorch.arange(n))
+        loader = jtorch.utils.data.DataLoader(data, batch_size=4, shuffle=True)
+        _kernels.wait_ahead()
+        before = _kernels.TRACES[0]
+        order = [i for (batch,) in loader for i in batch.tolist()]
+        return order, _kernels.TRACES[0] - before
+
+    order, traced = epoch(True, 53)
+    assert traced == 0  # every program of the epoch was ready
+    assert sorted(order) == list(range(53))
+    assert epoch(False, 53) == (order, 0)  # the same permutation without compiling ahead
+    assert epoch(False, 59)[1] > 0  # randperm(59) was not compiled ahead: a trace

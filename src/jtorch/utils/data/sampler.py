@@ -52,6 +52,10 @@ class RandomSampler(Sampler):
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={self.num_samples}")
+        if not replacement and generator is None:
+            from ...eager.random_ops import shuffle_ahead
+
+            shuffle_ahead(len(data_source))
 
     @property
     def num_samples(self) -> int:
