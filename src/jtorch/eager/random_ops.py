@@ -12,6 +12,7 @@ other values than PyTorch's; the same seed gives the same values here.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 
@@ -193,13 +194,18 @@ def _tensor_draw(spec, emit, size_args):
 _RENAMED = {"from": "low", "to": "high"}
 
 
+@functools.cache
+def _fill_signature(fn) -> inspect.Signature:
+    """A fill's Python signature: its function's parameters after (key, input)."""
+    return inspect.Signature(list(inspect.signature(fn).parameters.values())[2:])
+
+
 def _inplace_args(spec, dtype, args, kwargs):
     """(arguments, statics, operands) of an in-place fill ``x.<spec.name>(*args, **kwargs)``
     on a tensor of ``dtype``."""
-    params = list(inspect.signature(spec.fn).parameters.values())[2:]  # after (key, input)
     kwargs = {_RENAMED.get(k, k): v for k, v in kwargs.items()}
     try:
-        bound = inspect.Signature(params).bind(*args, **kwargs)
+        bound = _fill_signature(spec.fn).bind(*args, **kwargs)
     except TypeError:
         raise TypeError(f"{spec.name}() received an invalid combination of arguments") from None
     bound.apply_defaults()
