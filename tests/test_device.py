@@ -294,6 +294,10 @@ BLOCKING = textwrap.dedent("""
     assert y._value.is_ready()
     y.sum().backward()
     assert x.grad._value.is_ready()
+    z = x.detach()
+    for _ in range(2):  # the second call takes the bindings' inline lane
+        s = z @ z
+        assert s._value.is_ready()
     print("OK")
 """)
 

@@ -102,3 +102,65 @@ def test_autocast_still_routes_fast_bindings():
         assert jtorch.mm(a, a).dtype == jtorch.bfloat16
         assert (a @ a).dtype == jtorch.bfloat16
     assert jtorch.mm(a, a).dtype == jtorch.float32
+
+
+# ------------------------------------------------------------------ the inline lane
+
+
+@pytest.fixture
+def lane_misses(monkeypatch):
+    """Count the calls of add/mul/exp that leave the bindings' inline lane (they reach
+    ``fast_call``); the lane runs a kernel the binding has looked up before."""
+    missed = []
+
+    def counting(spec, cache, names, args):
+        missed.append(spec.name)
+        return bind.fast_call(spec, cache, names, args)
+
+    for fn in (jtorch.Tensor.__add__, jtorch.Tensor.__mul__, jtorch.exp, jtorch.Tensor.exp):
+        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_fast", counting)
+    return missed
+
+
+def _lane_program(t):
+    rng = np.random.default_rng(1)
+    a = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32)
+    bt = t.tensor(rng.standard_normal((4, 3)), dtype=t.float32).t()  # not contiguous
+    w = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32, requires_grad=True)
+    out = {"plain": a + a, "layout": bt.exp(), "mixed_layout": a * bt, "view": a[1:] + a[1:]}
+    with t.no_grad():
+        out["no_grad"] = w * a  # needs no gradient here: no graph
+    with t.inference_mode():
+        inf = a + a
+    out["inference"] = inf.is_inference()
+    out["no_grad_has_fn"] = out["no_grad"].grad_fn is None
+    y = w * a  # needs a gradient: recorded
+    y.sum().backward()
+    out["grad"], out["grad_fn"] = w.grad, y.grad_fn.name()
+    return out
+
+
+def test_lane_matches_pytorch_and_takes_plain_tensors(lane_misses):
+    for _ in range(2):  # the first call of each binding looks its kernel up
+        actual = _lane_program(jtorch)
+    assert_same(_lane_program(torch), actual, strides=True)
+    lane_misses.clear()
+    _lane_program(jtorch)
+    # Views (the transposed ``bt`` too) and operands needing a gradient leave the lane;
+    # plain tensors do not.
+    assert sorted(lane_misses) == ["add", "exp", "mul", "mul"]
+
+
+def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):
+    from jtorch.profiler import profile
+
+    a = jtorch.randn(4, 4)
+    for _ in range(2):
+        a @ a
+        a + a
+    with jtorch.autocast("cpu", dtype=jtorch.bfloat16):
+        assert (a @ a).dtype == jtorch.bfloat16
+    with profile() as prof:
+        a + a
+    assert "aten::add" in {e.name for e in prof.events()}
+    assert (a @ a).dtype == jtorch.float32

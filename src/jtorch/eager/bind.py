@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import re
 
+import jax
 import numpy as np
 
 from .. import _dtypes, _registry, _strides
@@ -18,7 +19,7 @@ from .._device import PLACEMENT
 from .._tensoriter import output_strides
 from . import dispatch, hooks, views
 from .autograd import grad_mode
-from .tensor import Size, Tensor
+from .tensor import Size, Tensor, wrap
 
 _FNS: dict = {}
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
@@ -390,19 +391,60 @@ def _gen_op(spec, dunder: bool = False):
 
 
 def _fast_prologue(spec, dyn, req, g) -> list:
-    """Lines trying ``fast_call`` first, for ops it can run: no statics, host checks or
-    structured results; taken when the optional operands keep their defaults."""
+    """Lines trying the fast paths first, for ops they can run: no statics, host checks or
+    structured results; taken when the optional operands keep their defaults.
+
+    The lane, inline: every operand a plain ``Tensor`` (no subclass, no view) and none
+    needing a gradient, with no profiler, device placement, torch.compile trace or
+    autocast route in use, and the kernel already looked up (by an earlier call through
+    ``fast_call``): the jitted kernel runs on the storages' values and its result is
+    wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
     if spec.static or spec.extra or spec.returns is not None or not req:
         return []
-    g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS)
+    g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
+             _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
+             _wrap=wrap, _layout=_layout, _rest=_lane_rest)
     cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
     if spec.out:
         cond.append("out is None")
     test = " and ".join(cond) if cond else "True"
-    return [f"    if {test}:",
-            f"        _r = _fast(_spec, _fc, _fnames, ({', '.join(req)},))",
+    ops = ", ".join(req)
+    plain = " and ".join(f"type({n}) is _T and not {n}._chain" for n in req)
+    grad = " or ".join(f"{n}._grad_fn is not None or {n}._requires_grad or {n}._base is not None"
+                       for n in req)
+    vals = ", ".join(f"{n}._storage.value" for n in req)
+    lane = ["        _e = _fc.get(_D[0])",
+            f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
+            "                and _H.RECORDER is None and not _PL.active",
+            f"                and not (_st.enabled and ({grad}))):",
+            "            try:",
+            f"                _o = _e[3]({vals})",
+            "            except ValueError:  # under a JAX trace: the kernel's own fallback",
+            f"                _o = _e[2]({vals})",
+            "            if type(_o) is tuple or _PL.blocking:",
+            f"                return _rest(_spec, _o, ({ops},))",
+            "            _r = _wrap(_o)"]
+    if spec.pointwise:
+        lane += [f"            if {' or '.join(f'{n}._stride is not None' for n in req)}:",
+                 f"                _layout(_r, ({ops},))"]
+    lane.append("            return _r")
+    return [f"    if {test}:", *lane,
+            f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
             "        if _r is not _MISS:",
             "            return _r"]
+
+
+def _lane_rest(spec, out, args):
+    """The inline lane's less common endings: several outputs, or launches waited for."""
+    if PLACEMENT.blocking:
+        jax.block_until_ready(out)
+    result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
+    if spec.pointwise:
+        for a in args:
+            if a._stride is not None:
+                _layout(result, args)
+                break
+    return result
 
 
 _MISS = object()
@@ -434,13 +476,15 @@ def fast_call(spec, cache, names, args):
 
 
 def _fast_entry(spec, names):
-    """(key, pure function, forward kernel) of ``call``'s kernel for these operands."""
+    """(key, pure function, forward kernel, its top-level ``jax.jit``) of ``call``'s kernel
+    for these operands."""
     lens = (-1,) * len(names)
     key = (spec.name, names, lens, (), (), _dtypes._default[0])
     fn = _FNS.get(key)
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, names, lens, ())
-    return key, fn, dispatch._fwd_kernel(key, fn)
+    kernel = dispatch._fwd_kernel(key, fn)
+    return key, fn, kernel, kernel.jitted()
 
 
 def _gen_view(spec):
@@ -637,6 +681,7 @@ def route(names, via=None) -> None:
             g["_call"] = call if via is None else via
             if "_fast" in g:  # a routed binding always goes through ``via``
                 g["_fast"] = fast_call if via is None else _no_fast
+                g["_lane"] = via is None
 
 
 def _no_fast(spec, cache, names, args):
