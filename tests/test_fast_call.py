@@ -164,3 +164,48 @@ def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):
         a + a
     assert "aten::add" in {e.name for e in prof.events()}
     assert (a @ a).dtype == jtorch.float32
+
+
+# ------------------------------------------------------------------ checked ops (pow)
+
+
+def _pow_program(t):
+    rng = np.random.default_rng(2)
+    x = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32)
+    xt = t.tensor(rng.standard_normal((4, 3)), dtype=t.float64).t()
+    i = t.tensor([[1, 2], [3, 4]])
+    w = t.tensor(rng.standard_normal(4), dtype=t.float32, requires_grad=True)
+    out = {"square": x ** 2, "cube": x.pow(3), "sqrt": x.abs() ** 0.5, "neg": x ** -1,
+           "other": x ** 1.7, "int": i ** 2, "int_float": i ** 0.5, "layout": xt ** 2,
+           "tensor_exp": x ** x, "rpow": 2 ** x, "fn": t.pow(x, 2.0)}
+    y = w ** 2 + w.pow(3.0)
+    y.sum().backward()
+    out["grad"], out["name"] = w.grad, (w ** 2).grad_fn.name()
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        i ** -1
+    return out
+
+
+def test_pow_fast_path_matches_pytorch(monkeypatch):
+    reached = []
+
+    def refuse(spec, names, vals, statics, out=None):
+        reached.append(spec.name)
+        return bind.call(spec, names, vals, statics, out)
+
+    monkeypatch.setitem(inspect.unwrap(jtorch.pow).__globals__, "_call", refuse)
+    monkeypatch.setitem(inspect.unwrap(jtorch.Tensor.__pow__).__globals__, "_call", refuse)
+    assert_same(_pow_program(torch), _pow_program(jtorch), strides=True)
+    assert "pow" not in reached
+
+
+def test_pow_fast_path_shares_calls_kernel():
+    from conftest import counting_compiles
+
+    x = jtorch.randn(7, 3)
+    o = jtorch.empty(7, 3)
+    jtorch.pow(x, 2, out=o)  # the generic path compiles x ** 2
+    with counting_compiles() as compiles:
+        y = x ** 2
+    assert not compiles
+    assert jtorch.equal(y, o)

@@ -399,8 +399,10 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     autocast route in use, and the kernel already looked up (by an earlier call through
     ``fast_call``): the jitted kernel runs on the storages' values and its result is
     wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
-    if spec.static or spec.extra or spec.returns is not None or not req:
+    if spec.static or spec.returns is not None or not req:
         return []
+    if spec.extra:
+        return _checked_prologue(spec, dyn, req, g)
     g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
              _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
              _wrap=wrap, _layout=_layout, _rest=_lane_rest)
@@ -432,6 +434,71 @@ def _fast_prologue(spec, dyn, req, g) -> list:
             f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
             "        if _r is not _MISS:",
             "            return _r"]
+
+
+def _checked_prologue(spec, dyn, req, g) -> list:
+    """Lines trying ``fast_checked_call`` first, for ops whose only extras are a host check
+    and constant operands (``pow``)."""
+    if not set(spec.extra) <= {"check", "constant"}:
+        return []
+    g.update(_fastc=fast_checked_call, _fcc={}, _fnames=tuple(req), _MISS=_MISS)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    return [f"    if {' and '.join(cond) if cond else 'True'}:",
+            f"        _r = _fastc(_spec, _fcc, _fnames, ({', '.join(req)},))",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+def fast_checked_call(spec, cache, names, args):
+    """``fast_call`` for ops with a host check or constant operands (``spec.extra``'s
+    "check" and "constant", as ``call`` runs them): the kernel is looked up per default
+    dtype and constant values, so ``x ** 2`` skips the generic split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    for a in args:
+        if not isinstance(a, Tensor) and type(a) is not float and type(a) is not int:
+            return _MISS
+    operands = dict(zip(names, args))
+    check = spec.extra.get("check")
+    if check is not None:
+        check(operands, {})
+    constant = spec.extra.get("constant")
+    picked = constant(operands) if constant is not None else ()
+    ckey = (_dtypes._default[0], *((n, type(operands[n]), operands[n]) for n in picked))
+    entry = cache.get(ckey)
+    if entry is None:
+        entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
+    key, fn, kernel, keep = entry
+    leaves = [args[i] for i in keep] if picked else args
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, (), (), names, args)
+    result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
+    if result is None:
+        return _MISS
+    if spec.pointwise:
+        for a in leaves:
+            if isinstance(a, Tensor) and a._stride is not None:
+                _layout(result, leaves)
+                break
+    return result
+
+
+def _checked_entry(spec, names, picked, consts):
+    """(key, pure function, forward kernel, operand positions kept) of ``call``'s kernel
+    for these operands with ``picked`` moved into the key: ``call``'s very key, so both
+    paths share one compiled kernel."""
+    keep = tuple(i for i, n in enumerate(names) if n not in picked)
+    kept = tuple(names[i] for i in keep)
+    lens = (-1,) * len(kept)
+    key = (spec.name, kept, lens, consts, tuple(type(s) is bool for s in consts) if consts
+           else (), _dtypes._default[0])
+    fn = _FNS.get(key)
+    if fn is None:
+        fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
+    return key, fn, dispatch._fwd_kernel(key, fn), keep
 
 
 def _lane_rest(spec, out, args):
