@@ -607,14 +607,17 @@ def _inplace(spec, fn, name):
     """``x.op_(...)``: the op out of place, then committed into ``x`` (views, versions, grad)."""
     internal = spec.name not in _MAY_WRITE_EXPANDED
     dunder = name.startswith("__")
+    check_dtype = spec.pointwise and spec.promotion == "default"
+    state = grad_mode._state
 
     def method(self, *args, **kwargs):
         if dunder and isinstance(args[0], np.ndarray):
             return NotImplemented  # Python falls back to ``x = x op other``: NumPy's result
-        views.check_inplace(self)
-        if spec.pointwise and spec.promotion == "default":
-            _check_inplace_dtype(self, args, kwargs)
-        inputs = (*args, *kwargs.values())
+        if state.enabled:
+            views.check_inplace(self)
+        inputs = (*args, *kwargs.values()) if kwargs else args
+        if check_dtype:
+            _check_inplace_dtype(self, inputs)
         return views.commit(self, fn(self, *args, **kwargs), inputs=inputs,
                             internal_overlap=internal)
 
@@ -626,11 +629,11 @@ def _inplace(spec, fn, name):
 _MAY_WRITE_EXPANDED = {"masked_fill"}
 
 
-def _check_inplace_dtype(self, args, kwargs) -> None:
+def _check_inplace_dtype(self, inputs) -> None:
     """PyTorch rejects ``int_x &= 1.5`` by its promoted dtype before running the kernel."""
     # The promoted dtype's category is the highest operand's: none above self's, no error.
     kind = self.dtype._kind
-    for a in (*args, *kwargs.values()):
+    for a in inputs:
         if isinstance(a, Tensor):
             if a.dtype._kind > kind:
                 break
@@ -639,7 +642,7 @@ def _check_inplace_dtype(self, args, kwargs) -> None:
     else:
         return
     ops = [(self.dtype, self.dim())]
-    for a in (*args, *kwargs.values()):
+    for a in inputs:
         if isinstance(a, Tensor):
             ops.append((a.dtype, a.dim()))
         elif isinstance(a, bool | int | float | complex):

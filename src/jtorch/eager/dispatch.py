@@ -211,10 +211,21 @@ def _forward(key, fn, vals, k=None):
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
     k = _GRAD_FWD.get(key)
     if k is None:
-        k = _GRAD_FWD[key] = False if keeps_residuals(key) else _fwd_kernel(key, fn)
+        if keeps_residuals(key):
+            k = _GRAD_FWD[key] = False
+        else:  # the kernel, and its top-level jit for calls outside any trace
+            fwd = _fwd_kernel(key, fn)
+            k = _GRAD_FWD[key] = (fwd, fwd.jitted())
     traces = _TRACES[0]
     if k is not False:  # the node recomputes in its backward (``backward_kernel``)
-        out, vjp = k(*vals), None
+        vjp = None
+        if hooks.RECORDER is None:
+            try:
+                out = k[1](*vals)
+            except ValueError:  # under a user's JAX trace: the kernel's own fallback
+                out = k[0](*vals)
+        else:
+            out = k[0](*vals)
     else:
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     if _TRACES[0] != traces and _kernels.BACKGROUND:  # new types: compile the backward now

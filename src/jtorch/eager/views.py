@@ -263,10 +263,15 @@ def commit(t: Tensor, result: Tensor, *, inputs=(), internal_overlap: bool = Tru
             f"{list(result._shape)}"
         )
     op_node, before = result._grad_fn, t._vc.version
-    result = _cast_to(result, t)
+    if result.dtype is not t.dtype:
+        result = _cast_to(result, t)
     node = result._grad_fn
     if node is None:
-        write(t, result._value, check=False)
+        if t._chain:
+            write(t, result._value, check=False)
+        else:  # ``write``'s common case, inline
+            t._storage.value = result._value
+            t._vc.version += 1
         return t
     if t._base is not None:
         _commit_through_view(t, result)

@@ -38,9 +38,8 @@ from .node import AccumulateGrad, OpNode, torch_vjp
 AFTER = int(os.environ.get("JTORCH_FUSED_BACKWARD_AFTER", "50"))
 MAX_NODES = 400  # bigger graphs keep the walk: one program's compile time grows with them
 _HEAVY = ("_rnn", "conv")  # op names (prefixes) whose graphs keep the walk (see above)
-_SEEN: dict = {}
+_SEEN: dict = {}  # graph key -> sightings so far, then [program, Event or None]
 _PROGRAMS: dict = {}
-_COMPILING: dict = {}  # key -> Event: the program's background compile is over
 
 
 def _plain(node) -> bool:
@@ -90,26 +89,30 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                  for n in ops)
     root_targets = tuple((*index[n], nr) for n, nr in roots)
     key = (plan, root_targets, len(leaves))
-    seen = _SEEN.get(key, 0) + 1
-    if seen < AFTER:
-        if len(_SEEN) > 4096:  # graphs that keep changing: forget them
-            _SEEN.clear()
-        _SEEN[key] = seen
-        return False
-    program = _PROGRAMS.get(key)
-    if program is None:
-        fns = [n._replay[1] for n in ops]
-        program = _PROGRAMS[key] = _kernels.jit(_program(plan, fns, root_targets, len(leaves)),
-                                                full_opt=True)  # a whole backward: see _kernels
-        # Compiled on the background thread where there is one; this graph walks meanwhile.
-        done = program.compile_ahead(_inputs(ops), values)
-        if done is not None:
-            _COMPILING[key] = done
-    done = _COMPILING.get(key)
+    # One lookup (hashing the plan is a good part of this function's cost): the count of
+    # sightings, then [program, Event of its background compile or None].
+    entry = _SEEN.get(key)
+    if type(entry) is not list:
+        seen = (entry or 0) + 1
+        if seen < AFTER:
+            if len(_SEEN) > 4096:  # graphs that keep changing: forget them
+                _SEEN.clear()
+            _SEEN[key] = seen
+            return False
+        program = _PROGRAMS.get(key)
+        done = None
+        if program is None:
+            fns = [n._replay[1] for n in ops]
+            program = _PROGRAMS[key] = _kernels.jit(  # a whole backward: see _kernels
+                _program(plan, fns, root_targets, len(leaves)), full_opt=True)
+            # Compiled on the background thread where there is one; the graph walks meanwhile.
+            done = program.compile_ahead(_inputs(ops), values)
+        entry = _SEEN[key] = [program, done]
+    program, done = entry
     if done is not None:
         if not done.is_set():
             return False
-        del _COMPILING[key]
+        entry[1] = None
     for n in ops:
         n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
     grads = program(_inputs(ops), values)

@@ -142,8 +142,11 @@ class OpNode(Node):
     pytree from a cached jitted ``jax.vjp``; None: the backward recomputes from the inputs,
     see ``dispatch.backward_kernel``), and saved versions."""
 
+    _freed = False
+
     def __init__(self, name, vjp, edges, diff_edges, out_meta, saved, replay):
-        super().__init__(edges)
+        self.next_functions = tuple(edges)  # Node.__init__, inline: a node per op call
+        self._seq = next(_seq)
         self._name = name
         self._vjp = vjp
         self._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
@@ -153,7 +156,6 @@ class OpNode(Node):
         # (None: not compared, a clone in PyTorch).
         self._saved = saved
         self._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
-        self._freed = False
 
     def check_saved(self) -> None:
         if self._freed:
