@@ -209,3 +209,45 @@ def test_pow_fast_path_shares_calls_kernel():
         y = x ** 2
     assert not compiles
     assert jtorch.equal(y, o)
+
+
+# ------------------------------------------------------------------ ops with statics
+
+
+def _static_program(t):
+    rng = np.random.default_rng(3)
+    x = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32)
+    i = t.tensor([[1, 2], [3, 4]])
+    w = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32, requires_grad=True)
+    out = {"sum": x.sum(), "sum_dim": x.sum(1), "keepdim": x.sum(1, True), "dim1": x.sum(dim=1),
+           "mean": t.mean(x, 0), "int_sum": i.sum(), "int_mean_dtype": i.sum(dtype=t.float64),
+           "softmax": t.softmax(x, -1), "argmax": x.argmax(1), "layout": x.t().exp().sum(0)}
+    loss = w.softmax(1).sum(0).mean()
+    loss.backward()
+    out["grad"], out["name"] = w.grad, w.sum(1).grad_fn.name()
+    with pytest.raises(TypeError):
+        t.softmax(x)  # dim is required
+    return out
+
+
+def test_static_fast_path_matches_pytorch(monkeypatch):
+    reached = []
+
+    def refuse(spec, names, vals, statics, out=None):
+        reached.append(spec.name)
+        return bind.call(spec, names, vals, statics, out)
+
+    for fn in (jtorch.sum, jtorch.Tensor.sum, jtorch.softmax, jtorch.mean):
+        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_call", refuse)
+    assert_same(_static_program(torch), _static_program(jtorch), strides=True)
+    assert reached == ["softmax"]  # only the call missing its dim
+
+
+def test_static_fast_path_keys_true_apart_from_one():
+    # std(x, 1) reduces dim 1; std(x, True) is the unbiased std of everything: True == 1
+    # and both hash alike, so the kernel cache must key their types too.
+    def run(t):
+        x = t.arange(6.0).reshape(2, 3)
+        return [t.std(x, 1), t.std(x, True), t.std(x, 1), x.sum(1, True)]
+
+    assert_same(run(torch), run(jtorch))

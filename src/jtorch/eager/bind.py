@@ -386,7 +386,11 @@ def _gen_op(spec, dunder: bool = False):
             body.append(f"        _n.append({p.name!r}); _v.append({p.name})")
     statics = "".join(f"_f({s}), " for s in spec.static)
     out = "out" if spec.out else "None"
-    body.append(f"    return _call(_spec, tuple(_n), _v, ({statics}), {out})")
+    if "_s = (" in "".join(body):  # the static fast path froze them already
+        statics = "_s"
+    else:
+        statics = f"({statics})"
+    body.append(f"    return _call(_spec, tuple(_n), _v, {statics}, {out})")
     return _compile(spec.name, sig, body, g)
 
 
@@ -399,8 +403,10 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     autocast route in use, and the kernel already looked up (by an earlier call through
     ``fast_call``): the jitted kernel runs on the storages' values and its result is
     wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
-    if spec.static or spec.returns is not None or not req:
+    if spec.returns is not None or not req:
         return []
+    if spec.static:
+        return [] if spec.extra else _static_prologue(spec, dyn, req, g)
     if spec.extra:
         return _checked_prologue(spec, dyn, req, g)
     g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
@@ -449,6 +455,58 @@ def _checked_prologue(spec, dyn, req, g) -> list:
             f"        _r = _fastc(_spec, _fcc, _fnames, ({', '.join(req)},))",
             "        if _r is not _MISS:",
             "            return _r"]
+
+
+def _static_prologue(spec, dyn, req, g) -> list:
+    """Lines freezing the static arguments once, then trying ``fast_static_call``."""
+    g.update(_fasts=fast_static_call, _fcs={}, _fnames=tuple(req), _MISS=_MISS)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    statics = "".join(f"_f({s}), " for s in spec.static)
+    return [f"    _s = ({statics})",
+            f"    if {' and '.join(cond) if cond else 'True'}:",
+            f"        _r = _fasts(_spec, _fcs, _fnames, ({', '.join(req)},), _s)",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+def fast_static_call(spec, cache, names, args, statics):
+    """``fast_call`` for ops with static arguments (``x.sum(1)``, ``softmax(x, -1)``): the
+    kernel is looked up per default dtype and static values (``call``'s very key), so a
+    call skips the generic split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    flags = tuple(type(s) is bool for s in statics)  # True and 1 key different kernels
+    ckey = (_dtypes._default[0], statics, flags)
+    try:
+        entry = cache.get(ckey)
+    except TypeError:  # an unhashable static: ``call`` says what is wrong with it
+        return _MISS
+    if entry is None:
+        if any(type(s) is _Missing for s in statics):
+            return _MISS  # a required argument left out: ``call`` raises Python's error
+        lens = (-1,) * len(names)
+        key = (spec.name, names, lens, statics, flags, _dtypes._default[0])
+        fn = _FNS.get(key)
+        if fn is None:
+            fn = _FNS[key] = _op_fn(spec, names, lens, statics)
+        if len(cache) >= 256:  # statics that keep changing (a size per step): start again
+            cache.clear()
+        entry = cache[ckey] = (key, fn, dispatch._fwd_kernel(key, fn))
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, spec.static, statics, names, args)
+    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                          entry[2])
+    if result is None:
+        return _MISS
+    if spec.pointwise:
+        for a in args:
+            if isinstance(a, Tensor) and a._stride is not None:
+                _layout(result, args)
+                break
+    return result
 
 
 def fast_checked_call(spec, cache, names, args):
@@ -749,13 +807,20 @@ def route(names, via=None) -> None:
     for name in names:
         for g in _ROUTES.get(name, ()):
             g["_call"] = call if via is None else via
-            if "_fast" in g:  # a routed binding always goes through ``via``
-                g["_fast"] = fast_call if via is None else _no_fast
+            # A routed binding always goes through ``via``: no fast path of any kind.
+            for name_, fast in _FAST_PATHS.items():
+                if name_ in g:
+                    g[name_] = fast if via is None else _no_fast
+            if "_lane" in g:
                 g["_lane"] = via is None
 
 
-def _no_fast(spec, cache, names, args):
+def _no_fast(*args):
     return _MISS
+
+
+# The fast paths a generated binding may hold, by their name in its globals.
+_FAST_PATHS = {"_fast": fast_call, "_fastc": fast_checked_call, "_fasts": fast_static_call}
 
 
 def _private_copy(fn):
