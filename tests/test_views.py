@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import check
+import torch
+from conftest import assert_same, check
+
+import jtorch
 
 ARR = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
 MAT = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -793,3 +796,22 @@ def test_reading_after_many_writes():
         return x, rows[2], cols[3], x._version
 
     check(prog)
+
+
+def test_remembered_geometries_key_strides_and_offsets():
+    """Views remember their stride arithmetic per (shape, strides, offset, arguments):
+    tensors of one shape but other strides or offsets must not share an entry."""
+
+    def run(t):
+        out = []
+        for _ in range(2):  # the second round reads the remembered geometries
+            z = t.arange(24.0).reshape(6, 4)  # contiguous
+            y = t.arange(24.0).reshape(4, 6).t()  # shape (6, 4), strides (1, 6)
+            s = t.arange(30.0).reshape(5, 6)[1:].t()  # shape (6, 4) again, offset 6
+            out += [z.view(24), z.view(2, 12).stride(), y.unsqueeze(0).stride(),
+                    s.unsqueeze(0).storage_offset(), s.transpose(0, 1).contiguous()]
+            with pytest.raises(RuntimeError, match="view size is not compatible"):
+                y.view(24)
+        return out
+
+    assert_same(run(torch), run(jtorch))

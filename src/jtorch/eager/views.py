@@ -101,9 +101,31 @@ def write(t: Tensor, value, *, check: bool = True) -> None:
     t._vc.version += 1
 
 
+_GEOMETRY: dict = {}  # (geometry, shape, stride, offset, kwargs) -> its result
+
+
+def _geometry(geometry, x: Tensor, kwargs: dict):
+    """``geometry(x's shape, stride, offset, **kwargs)``, remembered for a module-level
+    geometry (a pure function of these) and hashable arguments: a model views tensors of
+    the same geometry every step, and the stride arithmetic costs several microseconds."""
+    if geometry.__closure__ is not None:
+        return geometry(x._shape, x.stride(), x._offset, **kwargs)
+    try:
+        key = (geometry, x._shape, x._stride, x._offset, *kwargs.items())
+        hit = _GEOMETRY.get(key)
+    except TypeError:  # an unhashable argument: the geometry says what is wrong with it
+        return geometry(x._shape, x.stride(), x._offset, **kwargs)
+    if hit is None:
+        hit = geometry(x._shape, x.stride(), x._offset, **kwargs)
+        if len(_GEOMETRY) >= 4096:
+            _GEOMETRY.clear()
+        _GEOMETRY[key] = hit
+    return hit
+
+
 def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:
     """A view of ``x`` through the step ``fn(x, **kwargs)``; geometry gives torch's strides."""
-    shape, stride, offset, kw = geometry(x._shape, x.stride(), x._offset, **kwargs)
+    shape, stride, offset, kw = _geometry(geometry, x, kwargs)
     step = (fn, tuple(kw.items()))
     out = _apply_chain((step,), [x], name)
     _finish_view(out, x, step, stride, offset)
