@@ -510,7 +510,7 @@ class Tensor:
         hooks.tensor_changed(self)
         self._storage, self._chain, self._vc = new._storage, new._chain, new._vc
         self._shape, self._stride, self._offset = new._shape, new._stride, new._offset
-        self.dtype, self._cache_src, self._device = new.dtype, None, new._device
+        self.dtype, self._cache_src = new.dtype, None
 
 
 def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
@@ -538,5 +538,4 @@ def _alias(t: Tensor, share_version: bool) -> Tensor:
     out._storage, out._chain = t._storage, t._chain
     out._vc = t._vc if share_version else VersionCounter()
     out._shape, out._stride, out._offset, out.dtype = t._shape, t._stride, t._offset, t.dtype
-    out._device = t._device
     return out

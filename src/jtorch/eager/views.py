@@ -203,7 +203,6 @@ def _alias_into(out: Tensor, x: Tensor, chain, stride, offset) -> None:
     out._offset = offset
     out._base = root
     out._view_version = x._vc.version
-    out._device = x._device
 
 
 def _relative_chain(v: Tensor) -> tuple:

@@ -483,7 +483,4 @@ def _new_state(table, p, key, t) -> None:
 
 
 def _state_tensor(value, p: Tensor) -> Tensor:
-    t = wrap(value)
-    if value.ndim:  # per-element state lives with its parameter; scalar state on the CPU
-        t._device = p._device
-    return t
+    return wrap(value)  # its device is its value's (``Tensor._device``)
