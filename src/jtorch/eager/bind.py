@@ -3,7 +3,7 @@
 Each binding is generated Python source with the functional implementation's exact
 signature (so argument errors read like PyTorch's and binding costs nothing at call
 time). A call splits its arguments into dynamic operands and static arguments; the
-statics key the cached kernel.
+statics key the cached kernel. Most calls take a shorter route first (``fast_paths.py``).
 """
 
 from __future__ import annotations
@@ -11,17 +11,24 @@ from __future__ import annotations
 import inspect
 import re
 
-import jax
 import numpy as np
 
 from .. import _dtypes, _registry, _strides
-from .._device import PLACEMENT
-from .._tensoriter import output_strides
 from . import dispatch, hooks, views
 from .autograd import grad_mode
-from .tensor import Size, Tensor, wrap
+from .fast_paths import (
+    _FAST_PATHS,
+    _FNS,
+    _fast_prologue,
+    _layout,
+    _Missing,
+    _name_thunk,
+    _no_fast,
+    _op_fn,
+    fast_call,  # noqa: F401 -- bind.fast_call: the binding's own name for it
+)
+from .tensor import Size, Tensor
 
-_FNS: dict = {}
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
 _MISSING = inspect.Parameter.empty
 
@@ -32,26 +39,6 @@ def _freeze(x):
     if isinstance(x, Tensor) and x.numel() == 1 and x.dtype._kind == 1:
         return int(x.item())
     return x
-
-
-def _op_fn(spec, names, lens, statics):
-    """The pure function a kernel jits: leaves in, the op's functional result out."""
-    kw_static = dict(zip(spec.static, statics))
-    # Number operands the op asked to see as constants (see ``_constant_operands``).
-    kw_static.update((n, v) for n, _, v in statics[len(spec.static):])
-
-    def fn(*leaves):
-        kw, i = {}, 0
-        for name, n in zip(names, lens):
-            if n < 0:
-                kw[name] = leaves[i]
-                i += 1
-            else:
-                kw[name] = tuple(leaves[i : i + n])
-                i += n
-        return spec.fn(**kw, **kw_static)
-
-    return fn
 
 
 def call(spec, names, vals, statics, out=None):
@@ -135,10 +122,6 @@ def _numpy_operand(spec, name, v):
     return _dtypes.numpy_scalar(v)
 
 
-def _name_thunk(name_fn, static_names, statics, names, vals):
-    return lambda: name_fn(dict(zip(static_names, statics)), dict(zip(names, vals)))
-
-
 def _check_index_bounds(spec, names, vals, statics) -> None:
     name = spec.extra.get("index_bounds")
     if name is None or name not in names:
@@ -154,20 +137,6 @@ def _check_index_bounds(spec, names, vals, statics) -> None:
         raise RuntimeError(
             f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {size}"
         )
-
-
-def _layout(result, leaves) -> None:
-    """Give a pointwise result its inputs' memory order, as PyTorch's TensorIterator does."""
-    for x in leaves:  # the common case, all inputs contiguous, leaves the result as it is
-        if isinstance(x, Tensor) and x._stride is not None and not _strides.is_contiguous(
-                x._shape, x._stride):
-            break
-    else:
-        return
-    inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
-    full = [(sh, st if st is not None else _strides.contiguous_strides(sh)) for sh, st in inputs]
-    for r in result if isinstance(result, tuple) else (result,):
-        r._stride = output_strides(r._shape, full)
 
 
 def _write_out(spec, out, key, fn, leaves):
@@ -294,26 +263,6 @@ def _sig_text(params, defaults: dict, extra_kw=(), optional=(), rest=False) -> s
 # axis=0, keepdims=True), torch.add(x1=a, x2=b)).
 _ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
             "other": ("x2",)}
-class _Missing:
-    """The default of a required parameter an alias may supply. Using it (an attribute, a
-    comparison, a conversion) raises the TypeError Python would have raised for the missing
-    argument, so the binding needs no test for it on the common path."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: str) -> None:
-        object.__setattr__(self, "message", message)
-
-    def _raise(self, *args, **kwargs):
-        raise TypeError(object.__getattribute__(self, "message"))
-
-    __getattr__ = __bool__ = __index__ = __float__ = __int__ = __len__ = __iter__ = _raise
-    __lt__ = __le__ = __gt__ = __ge__ = _raise
-
-    def __repr__(self) -> str:
-        return "<required>"
-
-
 def _alias_plan(params):
     """(the aliased parameters, those of them made optional): a required parameter can take
     an alias only when every positional parameter after it may be left out too."""
@@ -392,224 +341,6 @@ def _gen_op(spec, dunder: bool = False):
         statics = f"({statics})"
     body.append(f"    return _call(_spec, tuple(_n), _v, {statics}, {out})")
     return _compile(spec.name, sig, body, g)
-
-
-def _fast_prologue(spec, dyn, req, g) -> list:
-    """Lines trying the fast paths first, for ops they can run: no statics, host checks or
-    structured results; taken when the optional operands keep their defaults.
-
-    The lane, inline: every operand a plain ``Tensor`` (no subclass, no view) and none
-    needing a gradient, with no profiler, device placement, torch.compile trace or
-    autocast route in use, and the kernel already looked up (by an earlier call through
-    ``fast_call``): the jitted kernel runs on the storages' values and its result is
-    wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
-    if spec.returns is not None or not req:
-        return []
-    if spec.static:
-        return [] if spec.extra else _static_prologue(spec, dyn, req, g)
-    if spec.extra:
-        return _checked_prologue(spec, dyn, req, g)
-    g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
-             _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
-             _wrap=wrap, _layout=_layout, _rest=_lane_rest)
-    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
-    if spec.out:
-        cond.append("out is None")
-    test = " and ".join(cond) if cond else "True"
-    ops = ", ".join(req)
-    plain = " and ".join(f"type({n}) is _T and not {n}._chain" for n in req)
-    grad = " or ".join(f"{n}._grad_fn is not None or {n}._requires_grad or {n}._base is not None"
-                       for n in req)
-    vals = ", ".join(f"{n}._storage.value" for n in req)
-    lane = ["        _e = _fc.get(_D[0])",
-            f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
-            "                and _H.RECORDER is None and not _PL.active",
-            f"                and not (_st.enabled and ({grad}))):",
-            "            try:",
-            f"                _o = _e[3]({vals})",
-            "            except ValueError:  # under a JAX trace: the kernel's own fallback",
-            f"                _o = _e[2]({vals})",
-            "            if type(_o) is tuple or _PL.blocking:",
-            f"                return _rest(_spec, _o, ({ops},))",
-            "            _r = _wrap(_o)"]
-    if spec.pointwise:
-        lane += [f"            if {' or '.join(f'{n}._stride is not None' for n in req)}:",
-                 f"                _layout(_r, ({ops},))"]
-    lane.append("            return _r")
-    return [f"    if {test}:", *lane,
-            f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
-            "        if _r is not _MISS:",
-            "            return _r"]
-
-
-def _checked_prologue(spec, dyn, req, g) -> list:
-    """Lines trying ``fast_checked_call`` first, for ops whose only extras are a host check
-    and constant operands (``pow``)."""
-    if not set(spec.extra) <= {"check", "constant"}:
-        return []
-    g.update(_fastc=fast_checked_call, _fcc={}, _fnames=tuple(req), _MISS=_MISS)
-    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
-    if spec.out:
-        cond.append("out is None")
-    return [f"    if {' and '.join(cond) if cond else 'True'}:",
-            f"        _r = _fastc(_spec, _fcc, _fnames, ({', '.join(req)},))",
-            "        if _r is not _MISS:",
-            "            return _r"]
-
-
-def _static_prologue(spec, dyn, req, g) -> list:
-    """Lines freezing the static arguments once, then trying ``fast_static_call``."""
-    g.update(_fasts=fast_static_call, _fcs={}, _fnames=tuple(req), _MISS=_MISS)
-    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
-    if spec.out:
-        cond.append("out is None")
-    statics = "".join(f"_f({s}), " for s in spec.static)
-    return [f"    _s = ({statics})",
-            f"    if {' and '.join(cond) if cond else 'True'}:",
-            f"        _r = _fasts(_spec, _fcs, _fnames, ({', '.join(req)},), _s)",
-            "        if _r is not _MISS:",
-            "            return _r"]
-
-
-def fast_static_call(spec, cache, names, args, statics):
-    """``fast_call`` for ops with static arguments (``x.sum(1)``, ``softmax(x, -1)``): the
-    kernel is looked up per default dtype and static values (``call``'s very key), so a
-    call skips the generic split and key building."""
-    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
-        return _MISS
-    flags = tuple(type(s) is bool for s in statics)  # True and 1 key different kernels
-    ckey = (_dtypes._default[0], statics, flags)
-    try:
-        entry = cache.get(ckey)
-    except TypeError:  # an unhashable static: ``call`` says what is wrong with it
-        return _MISS
-    if entry is None:
-        if any(type(s) is _Missing for s in statics):
-            return _MISS  # a required argument left out: ``call`` raises Python's error
-        lens = (-1,) * len(names)
-        key = (spec.name, names, lens, statics, flags, _dtypes._default[0])
-        fn = _FNS.get(key)
-        if fn is None:
-            fn = _FNS[key] = _op_fn(spec, names, lens, statics)
-        if len(cache) >= 256:  # statics that keep changing (a size per step): start again
-            cache.clear()
-        entry = cache[ckey] = (key, fn, dispatch._fwd_kernel(key, fn))
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, spec.static, statics, names, args)
-    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
-                          entry[2])
-    if result is None:
-        return _MISS
-    if spec.pointwise:
-        for a in args:
-            if isinstance(a, Tensor) and a._stride is not None:
-                _layout(result, args)
-                break
-    return result
-
-
-def fast_checked_call(spec, cache, names, args):
-    """``fast_call`` for ops with a host check or constant operands (``spec.extra``'s
-    "check" and "constant", as ``call`` runs them): the kernel is looked up per default
-    dtype and constant values, so ``x ** 2`` skips the generic split and key building."""
-    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
-        return _MISS
-    for a in args:
-        if not isinstance(a, Tensor) and type(a) is not float and type(a) is not int:
-            return _MISS
-    operands = dict(zip(names, args))
-    check = spec.extra.get("check")
-    if check is not None:
-        check(operands, {})
-    constant = spec.extra.get("constant")
-    picked = constant(operands) if constant is not None else ()
-    ckey = (_dtypes._default[0], *((n, type(operands[n]), operands[n]) for n in picked))
-    entry = cache.get(ckey)
-    if entry is None:
-        entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
-    key, fn, kernel, keep = entry
-    leaves = [args[i] for i in keep] if picked else args
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, (), (), names, args)
-    result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
-    if result is None:
-        return _MISS
-    if spec.pointwise:
-        for a in leaves:
-            if isinstance(a, Tensor) and a._stride is not None:
-                _layout(result, leaves)
-                break
-    return result
-
-
-def _checked_entry(spec, names, picked, consts):
-    """(key, pure function, forward kernel, operand positions kept) of ``call``'s kernel
-    for these operands with ``picked`` moved into the key: ``call``'s very key, so both
-    paths share one compiled kernel."""
-    keep = tuple(i for i, n in enumerate(names) if n not in picked)
-    kept = tuple(names[i] for i in keep)
-    lens = (-1,) * len(kept)
-    key = (spec.name, kept, lens, consts, tuple(type(s) is bool for s in consts) if consts
-           else (), _dtypes._default[0])
-    fn = _FNS.get(key)
-    if fn is None:
-        fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
-    return key, fn, dispatch._fwd_kernel(key, fn), keep
-
-
-def _lane_rest(spec, out, args):
-    """The inline lane's less common endings: several outputs, or launches waited for."""
-    if PLACEMENT.blocking:
-        jax.block_until_ready(out)
-    result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
-    if spec.pointwise:
-        for a in args:
-            if a._stride is not None:
-                _layout(result, args)
-                break
-    return result
-
-
-_MISS = object()
-
-
-def fast_call(spec, cache, names, args):
-    """``call`` for its most common case, ``_MISS`` where it does not apply: an op without
-    statics whose operands are tensors and Python numbers, no torch.compile trace, profiler
-    or device placement in use. The kernel (per default dtype, which keys it) is looked up
-    once per binding, so a call skips the generic argument split and key building."""
-    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
-        return _MISS
-    entry = cache.get(_dtypes._default[0])
-    if entry is None:
-        entry = cache[_dtypes._default[0]] = _fast_entry(spec, names)
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, (), (), names, args)
-    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
-                          entry[2])
-    if result is None:  # an operand other than a tensor or a Python number
-        return _MISS
-    if spec.pointwise:
-        for a in args:
-            if isinstance(a, Tensor) and a._stride is not None:
-                _layout(result, args)
-                break
-    return result
-
-
-def _fast_entry(spec, names):
-    """(key, pure function, forward kernel, its top-level ``jax.jit``) of ``call``'s kernel
-    for these operands."""
-    lens = (-1,) * len(names)
-    key = (spec.name, names, lens, (), (), _dtypes._default[0])
-    fn = _FNS.get(key)
-    if fn is None:
-        fn = _FNS[key] = _op_fn(spec, names, lens, ())
-    kernel = dispatch._fwd_kernel(key, fn)
-    return key, fn, kernel, kernel.jitted()
 
 
 def _gen_view(spec):
@@ -813,14 +544,6 @@ def route(names, via=None) -> None:
                     g[name_] = fast if via is None else _no_fast
             if "_lane" in g:
                 g["_lane"] = via is None
-
-
-def _no_fast(*args):
-    return _MISS
-
-
-# The fast paths a generated binding may hold, by their name in its globals.
-_FAST_PATHS = {"_fast": fast_call, "_fastc": fast_checked_call, "_fasts": fast_static_call}
 
 
 def _private_copy(fn):

@@ -1,0 +1,309 @@
+"""The bindings' fast paths: a generated binding's shorter routes to its cached kernel.
+
+``call`` (``bind.py``) handles every way an op can be called: it splits the arguments into
+dynamic operands and statics, runs host checks, builds the kernel key. Most calls are
+simpler, and a binding tries these first, in the lines ``_fast_prologue`` generates:
+
+- the lane, inline in the binding: plain tensors, none needing a gradient, no profiler,
+  device placement, torch.compile trace or autocast route: the jitted kernel runs on the
+  storages' values and its result is wrapped;
+- ``fast_call``: an op without statics on tensors and Python numbers;
+- ``fast_static_call``: an op with static arguments, its kernel looked up per their values;
+- ``fast_checked_call``: an op with a host check or constant operands (``x ** 2``).
+
+Each keys the kernel exactly as ``call`` does, so both reach one compiled program, and
+returns ``_MISS`` for anything it leaves to ``call``. ``bind.route`` (autocast) swaps them
+all out of a routed binding.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import jax
+
+from .. import _dtypes, _strides
+from .._device import PLACEMENT
+from .._tensoriter import output_strides
+from . import dispatch, hooks
+from .autograd import grad_mode
+from .tensor import Tensor, wrap
+
+_FNS: dict = {}  # kernel key -> the pure function its kernel jits
+_MISSING = inspect.Parameter.empty
+_MISS = object()  # a fast path's "not mine: ask call"
+
+
+def _op_fn(spec, names, lens, statics):
+    """The pure function a kernel jits: leaves in, the op's functional result out."""
+    kw_static = dict(zip(spec.static, statics))
+    # Number operands the op asked to see as constants (see ``bind._constant_operands``).
+    kw_static.update((n, v) for n, _, v in statics[len(spec.static):])
+
+    def fn(*leaves):
+        kw, i = {}, 0
+        for name, n in zip(names, lens):
+            if n < 0:
+                kw[name] = leaves[i]
+                i += 1
+            else:
+                kw[name] = tuple(leaves[i : i + n])
+                i += n
+        return spec.fn(**kw, **kw_static)
+
+    return fn
+
+
+def _name_thunk(name_fn, static_names, statics, names, vals):
+    return lambda: name_fn(dict(zip(static_names, statics)), dict(zip(names, vals)))
+
+
+def _layout(result, leaves) -> None:
+    """Give a pointwise result its inputs' memory order, as PyTorch's TensorIterator does."""
+    for x in leaves:  # the common case, all inputs contiguous, leaves the result as it is
+        if isinstance(x, Tensor) and x._stride is not None and not _strides.is_contiguous(
+                x._shape, x._stride):
+            break
+    else:
+        return
+    inputs = [(x._shape, x._stride) for x in leaves if isinstance(x, Tensor)]
+    full = [(sh, st if st is not None else _strides.contiguous_strides(sh)) for sh, st in inputs]
+    for r in result if isinstance(result, tuple) else (result,):
+        r._stride = output_strides(r._shape, full)
+
+
+class _Missing:
+    """The default of a required parameter an alias may supply. Using it (an attribute, a
+    comparison, a conversion) raises the TypeError Python would have raised for the missing
+    argument, so the binding needs no test for it on the common path."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        object.__setattr__(self, "message", message)
+
+    def _raise(self, *args, **kwargs):
+        raise TypeError(object.__getattribute__(self, "message"))
+
+    __getattr__ = __bool__ = __index__ = __float__ = __int__ = __len__ = __iter__ = _raise
+    __lt__ = __le__ = __gt__ = __ge__ = _raise
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+def _fast_prologue(spec, dyn, req, g) -> list:
+    """Lines trying the fast paths first, for ops they can run (no structured results),
+    taken when the optional operands keep their defaults: ``fast_static_call`` for ops with
+    statics, ``fast_checked_call`` for those with a host check or constant operands, else
+    the lane, then ``fast_call``.
+
+    The lane, inline: every operand a plain ``Tensor`` (no subclass, no view) and none
+    needing a gradient, with no profiler, device placement, torch.compile trace or
+    autocast route in use, and the kernel already looked up (by an earlier call through
+    ``fast_call``): the jitted kernel runs on the storages' values and its result is
+    wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
+    if spec.returns is not None or not req:
+        return []
+    if spec.static:
+        return [] if spec.extra else _static_prologue(spec, dyn, req, g)
+    if spec.extra:
+        return _checked_prologue(spec, dyn, req, g)
+    g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
+             _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
+             _wrap=wrap, _layout=_layout, _rest=_lane_rest)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    test = " and ".join(cond) if cond else "True"
+    ops = ", ".join(req)
+    plain = " and ".join(f"type({n}) is _T and not {n}._chain" for n in req)
+    grad = " or ".join(f"{n}._grad_fn is not None or {n}._requires_grad or {n}._base is not None"
+                       for n in req)
+    vals = ", ".join(f"{n}._storage.value" for n in req)
+    lane = ["        _e = _fc.get(_D[0])",
+            f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
+            "                and _H.RECORDER is None and not _PL.active",
+            f"                and not (_st.enabled and ({grad}))):",
+            "            try:",
+            f"                _o = _e[3]({vals})",
+            "            except ValueError:  # under a JAX trace: the kernel's own fallback",
+            f"                _o = _e[2]({vals})",
+            "            if type(_o) is tuple or _PL.blocking:",
+            f"                return _rest(_spec, _o, ({ops},))",
+            "            _r = _wrap(_o)"]
+    if spec.pointwise:
+        lane += [f"            if {' or '.join(f'{n}._stride is not None' for n in req)}:",
+                 f"                _layout(_r, ({ops},))"]
+    lane.append("            return _r")
+    return [f"    if {test}:", *lane,
+            f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+def _checked_prologue(spec, dyn, req, g) -> list:
+    """Lines trying ``fast_checked_call`` first, for ops whose only extras are a host check
+    and constant operands (``pow``)."""
+    if not set(spec.extra) <= {"check", "constant"}:
+        return []
+    g.update(_fastc=fast_checked_call, _fcc={}, _fnames=tuple(req), _MISS=_MISS)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    return [f"    if {' and '.join(cond) if cond else 'True'}:",
+            f"        _r = _fastc(_spec, _fcc, _fnames, ({', '.join(req)},))",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+def _static_prologue(spec, dyn, req, g) -> list:
+    """Lines freezing the static arguments once, then trying ``fast_static_call``."""
+    g.update(_fasts=fast_static_call, _fcs={}, _fnames=tuple(req), _MISS=_MISS)
+    cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
+    if spec.out:
+        cond.append("out is None")
+    statics = "".join(f"_f({s}), " for s in spec.static)
+    return [f"    _s = ({statics})",
+            f"    if {' and '.join(cond) if cond else 'True'}:",
+            f"        _r = _fasts(_spec, _fcs, _fnames, ({', '.join(req)},), _s)",
+            "        if _r is not _MISS:",
+            "            return _r"]
+
+
+def fast_static_call(spec, cache, names, args, statics):
+    """``fast_call`` for ops with static arguments (``x.sum(1)``, ``softmax(x, -1)``): the
+    kernel is looked up per default dtype and static values (``call``'s very key), so a
+    call skips the generic split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    flags = tuple(type(s) is bool for s in statics)  # True and 1 key different kernels
+    ckey = (_dtypes._default[0], statics, flags)
+    try:
+        entry = cache.get(ckey)
+    except TypeError:  # an unhashable static: ``call`` says what is wrong with it
+        return _MISS
+    if entry is None:
+        if any(type(s) is _Missing for s in statics):
+            return _MISS  # a required argument left out: ``call`` raises Python's error
+        lens = (-1,) * len(names)
+        key = (spec.name, names, lens, statics, flags, _dtypes._default[0])
+        fn = _FNS.get(key)
+        if fn is None:
+            fn = _FNS[key] = _op_fn(spec, names, lens, statics)
+        if len(cache) >= 256:  # statics that keep changing (a size per step): start again
+            cache.clear()
+        entry = cache[ckey] = (key, fn, dispatch._fwd_kernel(key, fn))
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, spec.static, statics, names, args)
+    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                          entry[2])
+    return _fast_result(spec, result, args)
+
+
+def fast_checked_call(spec, cache, names, args):
+    """``fast_call`` for ops with a host check or constant operands (``spec.extra``'s
+    "check" and "constant", as ``call`` runs them): the kernel is looked up per default
+    dtype and constant values, so ``x ** 2`` skips the generic split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    for a in args:
+        if not isinstance(a, Tensor) and type(a) is not float and type(a) is not int:
+            return _MISS
+    operands = dict(zip(names, args))
+    check = spec.extra.get("check")
+    if check is not None:
+        check(operands, {})
+    constant = spec.extra.get("constant")
+    picked = constant(operands) if constant is not None else ()
+    ckey = (_dtypes._default[0], *((n, type(operands[n]), operands[n]) for n in picked))
+    entry = cache.get(ckey)
+    if entry is None:
+        entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
+    key, fn, kernel, keep = entry
+    leaves = [args[i] for i in keep] if picked else args
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, (), (), names, args)
+    result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
+    return _fast_result(spec, result, leaves)
+
+
+def _checked_entry(spec, names, picked, consts):
+    """(key, pure function, forward kernel, operand positions kept) of ``call``'s kernel
+    for these operands with ``picked`` moved into the key: ``call``'s very key, so both
+    paths share one compiled kernel."""
+    keep = tuple(i for i, n in enumerate(names) if n not in picked)
+    kept = tuple(names[i] for i in keep)
+    lens = (-1,) * len(kept)
+    key = (spec.name, kept, lens, consts, tuple(type(s) is bool for s in consts) if consts
+           else (), _dtypes._default[0])
+    fn = _FNS.get(key)
+    if fn is None:
+        fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
+    return key, fn, dispatch._fwd_kernel(key, fn), keep
+
+
+def _lane_rest(spec, out, args):
+    """The inline lane's less common endings: several outputs, or launches waited for."""
+    if PLACEMENT.blocking:
+        jax.block_until_ready(out)
+    result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
+    if spec.pointwise:
+        for a in args:
+            if a._stride is not None:
+                _layout(result, args)
+                break
+    return result
+
+
+def fast_call(spec, cache, names, args):
+    """``call`` for its most common case, ``_MISS`` where it does not apply: an op without
+    statics whose operands are tensors and Python numbers, no torch.compile trace, profiler
+    or device placement in use. The kernel (per default dtype, which keys it) is looked up
+    once per binding, so a call skips the generic argument split and key building."""
+    if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
+        return _MISS
+    entry = cache.get(_dtypes._default[0])
+    if entry is None:
+        entry = cache[_dtypes._default[0]] = _fast_entry(spec, names)
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, (), (), names, args)
+    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                          entry[2])
+    return _fast_result(spec, result, args)
+
+
+def _fast_result(spec, result, args):
+    """A fast path's ending: ``_MISS`` where ``dispatch.run`` met an operand it leaves to
+    ``call`` (None), else the result, with its inputs' memory order if pointwise."""
+    if result is None:  # an operand other than a tensor or a Python number
+        return _MISS
+    if spec.pointwise:
+        for a in args:
+            if isinstance(a, Tensor) and a._stride is not None:
+                _layout(result, args)
+                break
+    return result
+
+
+def _fast_entry(spec, names):
+    """(key, pure function, forward kernel, its top-level ``jax.jit``) of ``call``'s kernel
+    for these operands."""
+    lens = (-1,) * len(names)
+    key = (spec.name, names, lens, (), (), _dtypes._default[0])
+    fn = _FNS.get(key)
+    if fn is None:
+        fn = _FNS[key] = _op_fn(spec, names, lens, ())
+    kernel = dispatch._fwd_kernel(key, fn)
+    return key, fn, kernel, kernel.jitted()
+
+
+def _no_fast(*args):
+    return _MISS
+
+
+# The fast paths a generated binding may hold, by their name in its globals.
+_FAST_PATHS = {"_fast": fast_call, "_fastc": fast_checked_call, "_fasts": fast_static_call}
