@@ -815,3 +815,27 @@ def test_remembered_geometries_key_strides_and_offsets():
         return out
 
     assert_same(run(torch), run(jtorch))
+
+
+@pytest.mark.parametrize("call", [
+    "x.unsqueeze(True)", "x.transpose(True, 0)", "x.view(True, 6)",
+    "x.select(True, 0)", "x.unbind(True)", "x.movedim(True, 0)", "x.flatten(True)",
+    "x.squeeze(True)", "x.size(True)", "x.sum(True)", "x.cumsum(True)", "x.max(True)",
+    "t.softmax(x, True)", "t.cat([x, x], True)",
+])
+def test_a_bool_dim_is_a_type_error(call):
+    """PyTorch's argument parser takes no bool for a dim or a size, though True == 1; the
+    same view or reduction with an int first must not let the bool through either."""
+    for t in (torch, jtorch):
+        x = t.ones(2, 3)
+        eval(call.replace("True", "1"), {"x": x, "t": t})  # the int form works, and is remembered
+        with pytest.raises(TypeError):
+            eval(call, {"x": x, "t": t})
+
+
+def test_bools_inside_a_size_sequence_are_ints():
+    # ... while PyTorch's parser reads a bool inside a sequence of sizes, or after the first
+    # size, as an int
+    for t in (torch, jtorch):
+        x = t.ones(2, 3)
+        assert x.view((6, True)).shape == x.view(6, True).shape == (6, 1)

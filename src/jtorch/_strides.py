@@ -122,7 +122,7 @@ def strides_in_order(shape, should_swap) -> tuple[int, ...]:
 
 def wrap_dim(dim: int, ndim: int) -> int:
     n = max(ndim, 1)
-    if not isinstance(dim, int):
+    if not isinstance(dim, int) or isinstance(dim, bool):  # PyTorch takes no bool for a dim
         raise TypeError(f"dim must be an int, got {type(dim).__name__}")
     if not -n <= dim < n:
         raise IndexError(

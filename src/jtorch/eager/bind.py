@@ -379,7 +379,10 @@ def _varargs_method(fn, param: str):
         if param in kwargs:
             return fn(self, kwargs.pop(param), **kwargs)
         if len(args) == 1 and isinstance(args[0], list | tuple):
-            args = args[0]
+            args = args[0]  # PyTorch's parser takes bools inside a sequence...
+        elif args and (args[0] is True or args[0] is False):  # ...but not as the first size
+            raise TypeError(f"{fn.__name__}() received an invalid combination of arguments: "
+                            f"a bool where an int is expected (got {args})")
         return fn(self, tuple(args), **kwargs)
 
     method.__name__ = fn.__name__

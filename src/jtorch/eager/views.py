@@ -108,7 +108,9 @@ def _geometry(geometry, x: Tensor, kwargs: dict):
     """``geometry(x's shape, stride, offset, **kwargs)``, remembered for a module-level
     geometry (a pure function of these) and hashable arguments: a model views tensors of
     the same geometry every step, and the stride arithmetic costs several microseconds."""
-    if geometry.__closure__ is not None:
+    if geometry.__closure__ is not None or any(map(_has_bool, kwargs.values())):
+        # A bool argument is PyTorch's TypeError, raised by the geometry: equal to 1 and
+        # hashing alike, it must not find the entry an int made.
         return geometry(x._shape, x.stride(), x._offset, **kwargs)
     try:
         key = (geometry, x._shape, x._stride, x._offset, *kwargs.items())
@@ -121,6 +123,10 @@ def _geometry(geometry, x: Tensor, kwargs: dict):
             _GEOMETRY.clear()
         _GEOMETRY[key] = hit
     return hit
+
+
+def _has_bool(v) -> bool:
+    return v is True or v is False or (type(v) is tuple and any(map(_has_bool, v)))
 
 
 def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:

@@ -94,7 +94,10 @@ def is_scalar(x) -> bool:
 
 
 def norm_dim(dim: int, ndim: int) -> int:
-    """Wrap a possibly negative dim; IndexError as torch raises for out-of-range dims."""
+    """Wrap a possibly negative dim; IndexError as torch raises for out-of-range dims, and
+    TypeError for a bool (PyTorch's argument parser takes none for a dim)."""
+    if isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, not bool (got {dim})")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(
@@ -109,6 +112,9 @@ def norm_dims(dim, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
+    elif dim and dim[0] is not True and dim[0] is not False:
+        # PyTorch's parser reads a bool after the first element of a dim list as an int
+        dim = tuple(int(d) if d is True or d is False else d for d in dim)
     out = tuple(norm_dim(d, ndim) for d in dim)
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
