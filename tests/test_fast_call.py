@@ -20,15 +20,20 @@ from jtorch.eager import bind
 def no_generic_call(monkeypatch):
     """Make ``call`` fail for the bindings of add/mul/sub/exp: whatever still reaches it
     did not take the fast path."""
+    return _generic_calls(monkeypatch, (jtorch.Tensor.__add__, jtorch.Tensor.__mul__,
+                                        jtorch.add, jtorch.sub, jtorch.exp))
+
+
+def _generic_calls(monkeypatch, fns) -> list:
+    """The op names of the calls of ``fns``' bindings that reach ``call`` (no fast path)."""
     reached = []
 
-    def refuse(spec, names, vals, statics, out=None):
+    def counting(spec, names, vals, statics, out=None):
         reached.append(spec.name)
         return bind.call(spec, names, vals, statics, out)
 
-    for fn in (jtorch.Tensor.__add__, jtorch.Tensor.__mul__, jtorch.add, jtorch.sub,
-               jtorch.exp):
-        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_call", refuse)
+    for fn in fns:
+        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_call", counting)
     return reached
 
 
@@ -187,14 +192,7 @@ def _pow_program(t):
 
 
 def test_pow_fast_path_matches_pytorch(monkeypatch):
-    reached = []
-
-    def refuse(spec, names, vals, statics, out=None):
-        reached.append(spec.name)
-        return bind.call(spec, names, vals, statics, out)
-
-    monkeypatch.setitem(inspect.unwrap(jtorch.pow).__globals__, "_call", refuse)
-    monkeypatch.setitem(inspect.unwrap(jtorch.Tensor.__pow__).__globals__, "_call", refuse)
+    reached = _generic_calls(monkeypatch, (jtorch.pow, jtorch.Tensor.__pow__))
     assert_same(_pow_program(torch), _pow_program(jtorch), strides=True)
     assert "pow" not in reached
 
@@ -231,14 +229,8 @@ def _static_program(t):
 
 
 def test_static_fast_path_matches_pytorch(monkeypatch):
-    reached = []
-
-    def refuse(spec, names, vals, statics, out=None):
-        reached.append(spec.name)
-        return bind.call(spec, names, vals, statics, out)
-
-    for fn in (jtorch.sum, jtorch.Tensor.sum, jtorch.softmax, jtorch.mean):
-        monkeypatch.setitem(inspect.unwrap(fn).__globals__, "_call", refuse)
+    reached = _generic_calls(monkeypatch, (jtorch.sum, jtorch.Tensor.sum, jtorch.softmax,
+                                           jtorch.mean))
     assert_same(_static_program(torch), _static_program(jtorch), strides=True)
     assert reached == ["softmax"]  # only the call missing its dim
 

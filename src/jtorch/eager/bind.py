@@ -19,6 +19,7 @@ from .autograd import grad_mode
 from .fast_paths import (
     _FAST_PATHS,
     _FNS,
+    _MISSING,
     _fast_prologue,
     _layout,
     _Missing,
@@ -30,7 +31,6 @@ from .fast_paths import (
 from .tensor import Size, Tensor
 
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
-_MISSING = inspect.Parameter.empty
 
 
 def _freeze(x):

@@ -1,0 +1,53 @@
+"""View arguments against PyTorch: the remembered stride arithmetic of views (keyed by
+shape, strides, offset and arguments) and bools where a dimension or size is expected."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from conftest import assert_same
+
+import jtorch
+
+
+def test_remembered_geometries_key_strides_and_offsets():
+    """Views remember their stride arithmetic per (shape, strides, offset, arguments):
+    tensors of one shape but other strides or offsets must not share an entry."""
+
+    def run(t):
+        out = []
+        for _ in range(2):  # the second round reads the remembered geometries
+            z = t.arange(24.0).reshape(6, 4)  # contiguous
+            y = t.arange(24.0).reshape(4, 6).t()  # shape (6, 4), strides (1, 6)
+            s = t.arange(30.0).reshape(5, 6)[1:].t()  # shape (6, 4) again, offset 6
+            out += [z.view(24), z.view(2, 12).stride(), y.unsqueeze(0).stride(),
+                    s.unsqueeze(0).storage_offset(), s.transpose(0, 1).contiguous()]
+            with pytest.raises(RuntimeError, match="view size is not compatible"):
+                y.view(24)
+        return out
+
+    assert_same(run(torch), run(jtorch))
+
+
+@pytest.mark.parametrize("call", [
+    "x.unsqueeze(True)", "x.transpose(True, 0)", "x.view(True, 6)",
+    "x.select(True, 0)", "x.unbind(True)", "x.movedim(True, 0)", "x.flatten(True)",
+    "x.squeeze(True)", "x.size(True)", "x.sum(True)", "x.cumsum(True)", "x.max(True)",
+    "t.softmax(x, True)", "t.cat([x, x], True)",
+])
+def test_a_bool_dim_is_a_type_error(call):
+    """PyTorch's argument parser takes no bool for a dim or a size, though True == 1; the
+    same view or reduction with an int first must not let the bool through either."""
+    for t in (torch, jtorch):
+        x = t.ones(2, 3)
+        eval(call.replace("True", "1"), {"x": x, "t": t})  # the int form works, and is remembered
+        with pytest.raises(TypeError):
+            eval(call, {"x": x, "t": t})
+
+
+def test_bools_inside_a_size_sequence_are_ints():
+    # ... while PyTorch's parser reads a bool inside a sequence of sizes, or after the first
+    # size, as an int
+    for t in (torch, jtorch):
+        x = t.ones(2, 3)
+        assert x.view((6, True)).shape == x.view(6, True).shape == (6, 1)
