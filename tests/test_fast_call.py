@@ -132,7 +132,13 @@ def _lane_program(t):
     a = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32)
     bt = t.tensor(rng.standard_normal((4, 3)), dtype=t.float32).t()  # not contiguous
     w = t.tensor(rng.standard_normal((3, 4)), dtype=t.float32, requires_grad=True)
-    out = {"plain": a + a, "layout": bt.exp(), "mixed_layout": a * bt, "view": a[1:] + a[1:]}
+    i = t.tensor([[1, 2], [3, 4]])
+    h = t.tensor([1.0, 2.0], dtype=t.float16)
+    out = {"plain": a + a, "layout": bt.exp(), "mixed_layout": a * bt, "view": a[1:] + a[1:],
+           # Python numbers after the first operand: promotion as PyTorch's
+           "number": a * 2.5, "rnumber": 2 * a, "int_number": i * 2.5, "int_int": i + 3,
+           "zero": a * 0, "big_int": i + 2**40, "half": h * 2.5, "half_int": h + 3,
+           "int_true": i * 1.0}
     with t.no_grad():
         out["no_grad"] = w * a  # needs no gradient here: no graph
     with t.inference_mode():
@@ -140,7 +146,7 @@ def _lane_program(t):
     out["inference"] = inf.is_inference()
     out["no_grad_has_fn"] = out["no_grad"].grad_fn is None
     y = w * a  # needs a gradient: recorded
-    y.sum().backward()
+    (y.sum() + (w * 2.0).sum()).backward()
     out["grad"], out["grad_fn"] = w.grad, y.grad_fn.name()
     return out
 
@@ -152,8 +158,8 @@ def test_lane_matches_pytorch_and_takes_plain_tensors(lane_misses):
     lane_misses.clear()
     _lane_program(jtorch)
     # Views (the transposed ``bt`` too) and operands needing a gradient leave the lane;
-    # plain tensors do not.
-    assert sorted(lane_misses) == ["add", "exp", "mul", "mul"]
+    # plain tensors, with Python numbers or not, do not.
+    assert sorted(lane_misses) == ["add", "add", "exp", "mul", "mul", "mul"]
 
 
 def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):

@@ -4,9 +4,10 @@
 dynamic operands and statics, runs host checks, builds the kernel key. Most calls are
 simpler, and a binding tries these first, in the lines ``_fast_prologue`` generates:
 
-- the lane, inline in the binding: plain tensors, none needing a gradient, no profiler,
-  device placement, torch.compile trace or autocast route: the jitted kernel runs on the
-  storages' values and its result is wrapped;
+- the lane, inline in the binding: plain tensors (and Python numbers after the first
+  operand), none needing a gradient, no profiler, device placement, torch.compile trace
+  or autocast route: the jitted kernel runs on the storages' values and its result is
+  wrapped;
 - ``fast_call``: an op without statics on tensors and Python numbers;
 - ``fast_static_call``: an op with static arguments, its kernel looked up per their values;
 - ``fast_checked_call``: an op with a host check or constant operands (``x ** 2``).
@@ -98,10 +99,11 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     statics, ``fast_checked_call`` for those with a host check or constant operands, else
     the lane, then ``fast_call``.
 
-    The lane, inline: every operand a plain ``Tensor`` (no subclass, no view) and none
-    needing a gradient, with no profiler, device placement, torch.compile trace or
-    autocast route in use, and the kernel already looked up (by an earlier call through
-    ``fast_call``): the jitted kernel runs on the storages' values and its result is
+    The lane, inline: the first operand a plain ``Tensor`` (no subclass, no view), the
+    others plain tensors or Python numbers, none needing a gradient, with no profiler,
+    device placement, torch.compile trace or autocast route in use, and the kernel
+    already looked up (by an earlier call through ``fast_call``): the jitted kernel runs
+    on the storages' values (a number as ``dispatch.run`` passes it) and its result is
     wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
     if spec.returns is not None or not req:
         return []
@@ -111,16 +113,23 @@ def _fast_prologue(spec, dyn, req, g) -> list:
         return _checked_prologue(spec, dyn, req, g)
     g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
              _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
-             _wrap=wrap, _layout=_layout, _rest=_lane_rest)
+             _wrap=wrap, _layout=_layout, _rest=_lane_rest, _SC=dispatch._scalar)
     cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
     if spec.out:
         cond.append("out is None")
     test = " and ".join(cond) if cond else "True"
     ops = ", ".join(req)
-    plain = " and ".join(f"type({n}) is _T and not {n}._chain" for n in req)
-    grad = " or ".join(f"{n}._grad_fn is not None or {n}._requires_grad or {n}._base is not None"
-                       for n in req)
-    vals = ", ".join(f"{n}._storage.value" for n in req)
+    # The first operand a plain tensor; the others plain tensors or Python numbers (given
+    # to the kernel as ``dispatch.run`` gives them: ``x * 2.0``, ``lr * p.grad``).
+    first, rest = req[0], req[1:]
+    plain = " and ".join([f"type({first}) is _T and not {first}._chain"] + [
+        f"(type({n}) is _T and not {n}._chain or type({n}) is float or type({n}) is int)"
+        for n in rest])
+    needs = "{0}._grad_fn is not None or {0}._requires_grad or {0}._base is not None"
+    grad = " or ".join([needs.format(first)] + [f"type({n}) is _T and ({needs.format(n)})"
+                                                 for n in rest])
+    vals = ", ".join([f"{first}._storage.value"] + [
+        f"({n}._storage.value if type({n}) is _T else _SC({n}))" for n in rest])
     lane = ["        _e = _fc.get(_D[0])",
             f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
             "                and _H.RECORDER is None and not _PL.active",
@@ -133,7 +142,9 @@ def _fast_prologue(spec, dyn, req, g) -> list:
             f"                return _rest(_spec, _o, ({ops},))",
             "            _r = _wrap(_o)"]
     if spec.pointwise:
-        lane += [f"            if {' or '.join(f'{n}._stride is not None' for n in req)}:",
+        strided = [f"{first}._stride is not None"] + [
+            f"type({n}) is _T and {n}._stride is not None" for n in rest]
+        lane += [f"            if {' or '.join(strided)}:",
                  f"                _layout(_r, ({ops},))"]
     lane.append("            return _r")
     return [f"    if {test}:", *lane,
@@ -252,7 +263,7 @@ def _lane_rest(spec, out, args):
     result = tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
     if spec.pointwise:
         for a in args:
-            if a._stride is not None:
+            if type(a) is Tensor and a._stride is not None:
                 _layout(result, args)
                 break
     return result
