@@ -10,6 +10,7 @@ Each geometry function takes ``(shape, stride, offset, **args)`` and returns
 from __future__ import annotations
 
 import math
+import operator
 
 from jax.export import is_symbolic_dim
 
@@ -131,10 +132,33 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+def int_sizes(shape) -> tuple:
+    """A requested shape's sizes as ints, by PyTorch's parser rules for a list of ints:
+    each an int or an object with ``__index__`` (a NumPy integer, an integer 0-dim tensor),
+    a bool only after the first element (read as 0 or 1); a float, a string or None is a
+    TypeError (jtorch used to truncate floats). A jax.export symbolic dimension (torch.export's
+    dynamic shapes) stays symbolic."""
+    out = []
+    for i, s in enumerate(shape):
+        if type(s) is not int:
+            if is_symbolic_dim(s):
+                out.append(s)
+                continue
+            if (s is True or s is False) and i == 0:
+                raise TypeError("size must be a tuple of ints, but found element of type bool "
+                                "at pos 0")
+            try:
+                s = operator.index(s)
+            except TypeError:
+                raise TypeError(f"size must be a tuple of ints, but found element of type "
+                                f"{type(s).__name__} at pos {i}") from None
+        out.append(s)
+    return tuple(out)
+
+
 def infer_size(shape, numel: int) -> tuple[int, ...]:
     """Resolve one -1 in a requested shape; RuntimeError when numel cannot match."""
-    # A jax.export symbolic dimension (torch.export's dynamic shapes) stays symbolic.
-    shape = tuple(s if is_symbolic_dim(s) else int(s) for s in shape)
+    shape = int_sizes(shape)
     known, infer = 1, None
     for i, s in enumerate(shape):
         if s == -1:
@@ -248,7 +272,7 @@ def _permuted(shape, stride, offset, perm, args):
 
 
 def g_expand(shape, stride, offset, size):
-    size = tuple(int(s) for s in size)
+    size = int_sizes(size)
     if len(size) < len(shape):
         raise RuntimeError(
             f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(size)}): the number of sizes "

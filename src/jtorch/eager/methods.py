@@ -192,11 +192,26 @@ def contiguous(self, memory_format=None) -> Tensor:
 # ------------------------------------------------------------------ shape
 
 
+_RESHAPES: dict = {}  # (shape, strides, requested sizes) -> (sizes, whether a view does)
+
+
 def reshape(self, *shape) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], list | tuple):
         shape = shape[0]
-    size = _strides.infer_size(shape, self.numel())
-    if _strides.view_strides(self._shape, self.stride(), size) is not None:
+    # The sizes and the view-or-copy decision depend only on the shape and strides, so
+    # they are remembered, for all-int requests only: 2.0 and True hash as 2 and 1 do.
+    ints = all(type(s) is int for s in shape)
+    key = (self._shape, self._stride, tuple(shape))
+    plan = _RESHAPES.get(key) if ints else None
+    if plan is None:
+        size = _strides.infer_size(shape, self.numel())
+        plan = (size, _strides.view_strides(self._shape, self.stride(), size) is not None)
+        if ints:
+            if len(_RESHAPES) >= 4096:
+                _RESHAPES.clear()
+            _RESHAPES[key] = plan
+    size, viewable = plan
+    if viewable:
         return self.view(size)
     # A copy that is no view of anything, as PyTorch's _unsafe_view(clone(...)).
     return dispatch.apply(("reshape_copy", size), lambda v: S.reshape(v, size), [self],
