@@ -25,7 +25,7 @@ def _params_with_grads(t):
     return [a, b, c]
 
 
-@pytest.mark.parametrize("norm_type", [2.0, 1, math.inf, 0.5])
+@pytest.mark.parametrize("norm_type", [2.0, 1, math.inf, -math.inf, 0.5, 0, 3.0, -1.5])
 def test_clip_grad_norm(norm_type):
     def prog(t):
         ps = _params_with_grads(t)
@@ -80,6 +80,27 @@ def test_clip_grad_norm_many_shapes_in_place(dtype):
         w.grad = t.tensor([3.0, 4.0], dtype=dt, requires_grad=True).clone()
         out += [t.nn.utils.clip_grad_norm_([q, w], 5.0, norm_type=3.0), q.grad, base,
                 w.grad.detach()]
+        return out
+
+    same(prog)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, math.inf, 0])
+def test_clip_grad_norm_of_many_gradients_and_an_empty_one(norm_type):
+    """One kernel takes the norm over all elements at once; the 0 "norm" (a count of
+    nonzero per-gradient norms) and an empty gradient keep the per-gradient form."""
+    def prog(t):
+        out = []
+        for shapes in ([(3,), (2, 2), (5, 1), ()], [(3,), (0,), (2, 2)]):
+            ps = [t.nn.Parameter(t.zeros(s)) for s in shapes]
+            for i, p in enumerate(ps):
+                p.grad = t.linspace(-1, 2 + i, p.numel()).reshape(p.shape)
+            ps[0].grad[1] = 0.0
+            try:
+                out += [t.nn.utils.clip_grad_norm_(ps, 0.5, norm_type=norm_type),
+                        [p.grad for p in ps]]
+            except RuntimeError as e:  # the inf norm of an empty gradient
+                out.append(type(e).__name__)
         return out
 
     same(prog)

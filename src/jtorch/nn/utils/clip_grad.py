@@ -106,10 +106,19 @@ def _fusable(grads) -> bool:
 
 
 def _clip_kernel(gs, max_norm, norm_type):
-    """``clip_grad_norm_``'s arithmetic over every gradient at once: the per-tensor norms,
-    their norm, ``min(1, max_norm / (total + 1e-6))`` and the scaled gradients."""
-    norms = [L.vector_norm(g, norm_type) for g in gs]
-    total = L.vector_norm(jnp.stack(norms), norm_type)
+    """``clip_grad_norm_``'s arithmetic over every gradient at once: the total norm,
+    ``min(1, max_norm / (total + 1e-6))`` and the scaled gradients.
+
+    PyTorch takes the norm of the per-tensor norms; that equals the norm of all elements
+    together, which is one reduction instead of one per gradient (a GPT's 52 gradients:
+    the kernel compiled in 0.67-0.75 s that way, 0.23-0.26 s this way, on the first step's
+    critical path); the two agree within float rounding. Not for the 0 "norm", where the
+    norm of the norms counts the nonzero gradients, not the nonzero elements, nor with an
+    empty gradient, whose errors (no identity for the inf norm) stay PyTorch's."""
+    if norm_type != 0 and all(g.size for g in gs):
+        total = L.vector_norm(jnp.concatenate([g.reshape(-1) for g in gs]), norm_type)
+    else:
+        total = L.vector_norm(jnp.stack([L.vector_norm(g, norm_type) for g in gs]), norm_type)
     coef = jnp.minimum(max_norm / (total + 1e-6), 1.0)
     return total, [g * coef for g in gs]
 
@@ -120,7 +129,7 @@ _CLIP: dict = {}
 def _clip_fused(grads, max_norm: float, norm_type: float, error_if_nonfinite: bool):
     """One kernel per gradient list's shapes instead of a norm per gradient, a stack, the
     coefficient and a multiplication per gradient: fewer programs to compile (one per
-    model, not one per parameter shape) and one dispatch a step. Same arithmetic."""
+    model, not one per parameter shape) and one dispatch a step."""
     kernel = _CLIP.get(norm_type)
     if kernel is None:
         kernel = _CLIP[norm_type] = _kernels.jit(
