@@ -39,6 +39,7 @@ PROGRAMS = {
     "cnn_digits": ("examples/cnn_digits.py", "backend", [], ("--stop", 46)),
     "dcgan_digits": ("examples/dcgan_digits.py", "backend", [], ("--stop", 30)),
     "lstm_lm": ("examples/lstm_lm.py", "backend", [], ("--stop", 60)),
+    "gpt_chars": ("examples/gpt_chars.py", "backend", [], ("--stop", 40)),
     "regression": ("examples/regression.py", "backend", [], ("--stop", 200)),
     "lstm_digits": ("tests/programs/lstm_digits.py", "import", [], ["--epochs", "2"]),
     "mnist_cnn": ("tests/programs/mnist_cnn.py", "import", [], ["--epochs", "1"]),
