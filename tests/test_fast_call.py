@@ -249,3 +249,34 @@ def test_static_fast_path_keys_true_apart_from_one():
         return [t.std(x, 1), t.std(x, True), t.std(x, 1), x.sum(1, True)]
 
     assert_same(run(torch), run(jtorch))
+
+
+def test_static_and_checked_paths_run_unrecorded_calls_directly(monkeypatch):
+    """Plain tensors and numbers, none needing a gradient: the static and checked fast
+    paths call the kernel themselves; a view or an operand needing a gradient goes
+    through ``dispatch.run`` (which records)."""
+    from jtorch.eager import dispatch
+
+    ran = []
+    real = dispatch.run
+    monkeypatch.setattr(dispatch, "run", lambda key, *a: ran.append(key[0]) or real(key, *a))
+
+    def program(t):
+        x = t.tensor([[0.5, 1.0, 2.0, 3.0]] * 3)  # not a view
+        w = t.ones(3, 4, requires_grad=True)
+        out = [x.sum(1), x.sum(), t.softmax(x, -1), x ** 2, x ** 1.5, 2 ** x,
+               x.t().sum(0), x.t() ** 2, t.tensor([1, 2, 3]).sum()]
+        with t.no_grad():
+            out += [w.sum(1), w ** 2]
+        y = w.sum(1) + (w ** 2).sum()
+        y.sum().backward()
+        return out + [w.grad, y.grad_fn.name()]
+
+    for _ in range(2):  # the first call of each binding looks its kernel up
+        actual = program(jtorch)
+    ran.clear()
+    actual = program(jtorch)
+    assert_same(program(torch), actual, strides=True)
+    # only the views (x.t(): its read, then the op) and the ops needing a gradient (w.sum(1),
+    # w ** 2, its sum, the add and y.sum()) reach dispatch.run
+    assert ran == ["read", "sum", "read", "pow", "sum", "pow", "sum", "add", "sum"], ran

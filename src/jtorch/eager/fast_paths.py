@@ -204,12 +204,15 @@ def fast_static_call(spec, cache, names, args, statics):
             fn = _FNS[key] = _op_fn(spec, names, lens, statics)
         if len(cache) >= 256:  # statics that keep changing (a size per step): start again
             cache.clear()
-        entry = cache[ckey] = (key, fn, dispatch._fwd_kernel(key, fn))
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, spec.static, statics, names, args)
-    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
-                          entry[2])
+        kernel = dispatch._fwd_kernel(key, fn)
+        entry = cache[ckey] = (key, fn, kernel, kernel.jitted())
+    result = _unrecorded(entry[2], entry[3], args)
+    if result is None:
+        name = spec.grad_name
+        if type(name) is not str:  # resolved only if a node is recorded
+            name = _name_thunk(name, spec.static, statics, names, args)
+        result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                              entry[2])
     return _fast_result(spec, result, args)
 
 
@@ -232,17 +235,20 @@ def fast_checked_call(spec, cache, names, args):
     entry = cache.get(ckey)
     if entry is None:
         entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
-    key, fn, kernel, keep = entry
+    key, fn, kernel, keep, top = entry
     leaves = [args[i] for i in keep] if picked else args
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, (), (), names, args)
-    result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
+    result = _unrecorded(kernel, top, leaves)
+    if result is None:
+        name = spec.grad_name
+        if type(name) is not str:  # resolved only if a node is recorded
+            name = _name_thunk(name, (), (), names, args)
+        result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
     return _fast_result(spec, result, leaves)
 
 
 def _checked_entry(spec, names, picked, consts):
-    """(key, pure function, forward kernel, operand positions kept) of ``call``'s kernel
+    """(key, pure function, forward kernel, operand positions kept, the kernel's top-level
+    ``jax.jit``) of ``call``'s kernel
     for these operands with ``picked`` moved into the key: ``call``'s very key, so both
     paths share one compiled kernel."""
     keep = tuple(i for i, n in enumerate(names) if n not in picked)
@@ -253,7 +259,34 @@ def _checked_entry(spec, names, picked, consts):
     fn = _FNS.get(key)
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
-    return key, fn, dispatch._fwd_kernel(key, fn), keep
+    kernel = dispatch._fwd_kernel(key, fn)
+    return key, fn, kernel, keep, kernel.jitted()
+
+
+def _unrecorded(kernel, top, args):
+    """The lane's case for the static and checked fast paths, None where it does not
+    apply: plain tensors (no view, none needing a gradient) and Python numbers, no launch
+    waited for; the top-level jit runs on the values (numbers as ``dispatch.run`` passes
+    them), without ``run``'s operand loop, ``_forward`` and the kernel wrapper."""
+    enabled = grad_mode._state.enabled
+    vals = []
+    for a in args:
+        if type(a) is Tensor:
+            if a._chain or (enabled and (a._grad_fn is not None or a._requires_grad
+                                         or a._base is not None)):
+                return None
+            vals.append(a._storage.value)
+        elif type(a) is float or type(a) is int:
+            vals.append(dispatch._scalar(a))
+        else:
+            return None
+    if PLACEMENT.blocking:
+        return None
+    try:
+        out = top(*vals)
+    except ValueError:  # under a JAX trace: the kernel's own fallback
+        out = kernel(*vals)
+    return tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
 
 
 def _lane_rest(spec, out, args):
