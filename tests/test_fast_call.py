@@ -277,6 +277,43 @@ def test_static_and_checked_paths_run_unrecorded_calls_directly(monkeypatch):
     ran.clear()
     actual = program(jtorch)
     assert_same(program(torch), actual, strides=True)
-    # only the views (x.t(): its read, then the op) and the ops needing a gradient (w.sum(1),
-    # w ** 2, its sum, the add and y.sum()) reach dispatch.run
-    assert ran == ["read", "sum", "read", "pow", "sum", "pow", "sum", "add", "sum"], ran
+    # only the ops on a view (x.t(), itself read directly) and the ops needing a gradient
+    # (w.sum(1), w ** 2, its sum, the add and y.sum()) reach dispatch.run
+    assert ran == ["sum", "pow", "sum", "pow", "sum", "add", "sum"], ran
+
+
+def test_views_of_plain_tensors_read_directly(monkeypatch):
+    """A view of a plain tensor that nothing records reads through its kernel's jit
+    directly (``views._read_unrecorded``); a view of a view, one with index arguments and
+    one of a tensor needing a gradient go through ``dispatch.run``. Values, strides,
+    aliasing (writes through the view) and autograd as PyTorch's."""
+    from jtorch.eager import dispatch
+
+    ran = []
+    real = dispatch.run
+    monkeypatch.setattr(dispatch, "run", lambda key, *a: ran.append(key[0]) or real(key, *a))
+
+    def program(t):
+        x = t.tensor([[0.5, 1.0, 2.0], [3.0, 4.0, 5.0]])
+        w = t.ones(2, 3, requires_grad=True)
+        v = x.view(-1)
+        out = [v, x.t(), x.t().stride(), x.unsqueeze(0), x.expand(2, 2, 3), x.transpose(0, 1)]
+        v[1] = 7.0  # writes through to x
+        out += [x.clone(), x.t().unsqueeze(0), x.select(0, 1)]
+        with t.no_grad():
+            n = w.view(-1)
+        out += [n.requires_grad, n.is_leaf]
+        y = w.t().reshape(-1)
+        (y * y).sum().backward()
+        return out + [w.grad, y.grad_fn.name()]
+
+    for _ in range(2):
+        program(jtorch)
+    ran.clear()
+    actual = program(jtorch)
+    assert_same(program(torch), actual, strides=True)
+    # v[1] = 7.0 (a view of a view, then the copy), x.t().unsqueeze(0) (a view of a view),
+    # select (an index argument), w.t() (needs a gradient; its reshape then copies): the
+    # other views read directly
+    assert ran == ["read", "_copy", "clone", "read", "read", "read", "reshape_copy", "mul",
+                   "sum"], ran

@@ -101,3 +101,17 @@ def test_remembered_reshapes_key_strides_and_sizes():
         return out
 
     assert_same(run(torch), run(jtorch))
+
+
+def test_a_float_size_after_its_int_form_is_still_a_type_error():
+    """The remembered view geometries must not let 2.0 find the entry 2 made (equal and
+    hashing alike): the int form runs first, then the float form raises."""
+    for t in (torch, jtorch):
+        x = t.arange(12.0)
+        for good, bad in (("x.view(6, 2)", "x.view(6, 2.0)"),
+                          ("x.view((6, 2))", "x.view((6, 2.0))"),
+                          ("x.expand(2, 12)", "x.expand((2.0, 12))"),
+                          ("x.unflatten(0, (6, 2))", "x.unflatten(0, (6, 2.0))")):
+            eval(good, {"x": x})
+            with pytest.raises(TypeError):
+                eval(bad, {"x": x})

@@ -15,11 +15,12 @@ import weakref
 
 from .. import _dtypes as D
 from .. import _kernels, _strides
+from .._device import PLACEMENT
 from ..functional import shape as S
 from ..functional.elementwise import to_dtype
-from . import dispatch
+from . import dispatch, hooks
 from .autograd import grad_mode
-from .tensor import Tensor
+from .tensor import Tensor, wrap
 
 _READ: dict = {}
 _SCATTER: dict = {}
@@ -108,9 +109,9 @@ def _geometry(geometry, x: Tensor, kwargs: dict):
     """``geometry(x's shape, stride, offset, **kwargs)``, remembered for a module-level
     geometry (a pure function of these) and hashable arguments: a model views tensors of
     the same geometry every step, and the stride arithmetic costs several microseconds."""
-    if geometry.__closure__ is not None or any(map(_has_bool, kwargs.values())):
-        # A bool argument is PyTorch's TypeError, raised by the geometry: equal to 1 and
-        # hashing alike, it must not find the entry an int made.
+    if geometry.__closure__ is not None or not all(map(_keyable, kwargs.values())):
+        # A bool or a float argument is PyTorch's TypeError, raised by the geometry: equal
+        # to an int and hashing alike, it must not find the entry the int made.
         return geometry(x._shape, x.stride(), x._offset, **kwargs)
     try:
         key = (geometry, x._shape, x._stride, x._offset, *kwargs.items())
@@ -125,17 +126,63 @@ def _geometry(geometry, x: Tensor, kwargs: dict):
     return hit
 
 
-def _has_bool(v) -> bool:
-    return v is True or v is False or (type(v) is tuple and any(map(_has_bool, v)))
+_KEYABLE = (int, str, type(None))
+
+
+def _keyable(v) -> bool:
+    """An int, a string, None, or a tuple of them (a ``torch.Size`` too): arguments whose
+    equality is their meaning (``2.0 == 2`` and ``True == 1`` are not)."""
+    return type(v) in _KEYABLE or (isinstance(v, tuple) and all(map(_keyable, v)))
 
 
 def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:
     """A view of ``x`` through the step ``fn(x, **kwargs)``; geometry gives torch's strides."""
     shape, stride, offset, kw = _geometry(geometry, x, kwargs)
     step = (fn, tuple(kw.items()))
-    out = _apply_chain((step,), [x], name)
+    out = _read_unrecorded(x, step)
+    if out is None:
+        out = _apply_chain((step,), [x], name)
     _finish_view(out, x, step, stride, offset)
     return out
+
+
+_READ_TOPS: dict = {}  # a one-step read's structure -> (its dispatch kernel, top-level jit)
+
+
+def _read_unrecorded(x: Tensor, step):
+    """``_apply_chain``'s read of a plain tensor (no view) whose view nothing records (no
+    gradient, profiler, device placement, compile trace, waited launch) and whose step
+    has no dynamic arguments: the dispatch kernel's top-level jit on the storage value,
+    without ``dispatch``'s frames; None where it does not apply."""
+    if (type(x) is not Tensor or x._chain or dispatch.PROFILER is not None
+            or hooks.RECORDER is not None or PLACEMENT.active or PLACEMENT.blocking
+            or (grad_mode._state.enabled and (x._grad_fn is not None or x._requires_grad))):
+        return None
+    try:
+        entry = _READ_TOPS.get(step)
+    except TypeError:  # an unhashable argument
+        return None
+    if entry is None:
+        if len(_READ_TOPS) >= 4096:
+            _READ_TOPS.clear()
+        structure, values = S.split_chain((step,))
+        if values:  # indices as arguments (select, narrow): dispatch passes them
+            _READ_TOPS[step] = False
+            return None
+
+        def fn(b):  # the very function ``_apply_chain`` reads with
+            return S.apply_chain(b, S.join_chain(structure, ()))
+
+        kernel = dispatch._fwd_kernel(("read", 1, structure), fn)
+        entry = _READ_TOPS[step] = (kernel, kernel.jitted())
+    elif entry is False:
+        return None
+    value = x._storage.value
+    try:
+        out = entry[1](value)
+    except ValueError:  # under a JAX trace: the kernel's own fallback
+        out = entry[0](value)
+    return wrap(out)
 
 
 def make_views(x: Tensor, fn, geometry, kwargs_list, name: str) -> tuple:
