@@ -146,7 +146,9 @@ def make_view(x: Tensor, fn, geometry, kwargs: dict, name: str) -> Tensor:
     return out
 
 
-_READ_TOPS: dict = {}  # a one-step read's structure -> (its dispatch kernel, top-level jit)
+# A view step -> (its read's dispatch kernel, that kernel's top-level jit), or False for a
+# step with dynamic arguments (indices), which dispatch passes as operands.
+_READ_TOPS: dict = {}
 
 
 def _read_unrecorded(x: Tensor, step):
