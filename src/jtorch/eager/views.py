@@ -20,7 +20,8 @@ from ..functional import shape as S
 from ..functional.elementwise import to_dtype
 from . import dispatch, hooks
 from .autograd import grad_mode
-from .tensor import Tensor, wrap
+from .fast_paths import _unrecorded
+from .tensor import Tensor
 
 _READ: dict = {}
 _SCATTER: dict = {}
@@ -156,9 +157,7 @@ def _read_unrecorded(x: Tensor, step):
     gradient, profiler, device placement, compile trace, waited launch) and whose step
     has no dynamic arguments: the dispatch kernel's top-level jit on the storage value,
     without ``dispatch``'s frames; None where it does not apply."""
-    if (type(x) is not Tensor or x._chain or dispatch.PROFILER is not None
-            or hooks.RECORDER is not None or PLACEMENT.active or PLACEMENT.blocking
-            or (grad_mode._state.enabled and (x._grad_fn is not None or x._requires_grad))):
+    if dispatch.PROFILER is not None or hooks.RECORDER is not None or PLACEMENT.active:
         return None
     try:
         entry = _READ_TOPS.get(step)
@@ -179,12 +178,7 @@ def _read_unrecorded(x: Tensor, step):
         entry = _READ_TOPS[step] = (kernel, kernel.jitted())
     elif entry is False:
         return None
-    value = x._storage.value
-    try:
-        out = entry[1](value)
-    except ValueError:  # under a JAX trace: the kernel's own fallback
-        out = entry[0](value)
-    return wrap(out)
+    return _unrecorded(entry[0], entry[1], (x,))  # the fast paths' plain, unrecorded call
 
 
 def make_views(x: Tensor, fn, geometry, kwargs_list, name: str) -> tuple:
