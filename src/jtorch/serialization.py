@@ -370,8 +370,9 @@ class _StorageBases:
         n = storage.size()
         whole = offset == 0 and int(np.prod(size)) == n and stride == _row_major(size)
         if entry[0] is None:
-            value = device_array(storage.flat)
-            entry[0] = wrap(value.reshape(size) if whole else value)
+            # Shaped on the host: reshaping the device array compiles a program per shape.
+            flat = np.asarray(storage.flat)
+            entry[0] = wrap(device_array(flat.reshape(size) if whole else flat))
             if storage.location != "cpu":
                 entry[0] = entry[0].to(storage.location)
             if whole:

@@ -101,7 +101,8 @@ op("maximum", R.maximum, **{**BIN, "inplace": False})  # PyTorch has no maximum_
 op("minimum", R.minimum, **{**BIN, "inplace": False})
 op("clone", E.clone, static=("memory_format",), saves="none", extra={"fresh": True})
 op("_copy", E.copy, function=False, method=False, saves="none", grad_name="CopyBackwards")
-op("_fill", E.fill, function=False, method=False, saves="none", grad_name="FillBackward0")
+op("_fill", E.fill, function=False, method=False, saves="none",  # fill_(Scalar | Tensor)
+   grad_name=numbered("Fill", lambda s, o: 2 if is_number(o["value"]) else 3))
 op("_zero", E.zero, function=False, method=False, saves="none", grad_name="ZeroBackward0")
 op("_to_dtype", E.to_dtype, static=("dtype",), function=False, method=False, saves="none",
    grad_name="ToCopyBackward0")

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import math
 
+import jax
+import numpy as np
+
 from .. import _dtypes as D
+from .. import _kernels, _strides
 from .. import _memory_format as MF
-from .. import _strides
 from .._device import CPU, resolve
 from .._device import device as Device
 from .._registry import REGISTRY
 from ..functional import shape as S
-from . import dispatch, shared, views
+from ..functional.creation import checked_scalar
+from . import dispatch, hooks, shared, views
+from .autograd import grad_mode
 from .bind import bound, call
 from .indexing import getitem, index_put, index_put_, setitem
-from .tensor import Tensor
+from .tensor import Tensor, wrap
 from .transfer import to_device
 
 
@@ -125,6 +130,11 @@ def copy_(self, src, non_blocking=False) -> Tensor:
             _strides_broadcast(src._shape, self._shape)
         except ValueError as e:
             raise RuntimeError(str(e)) from None
+        if _whole(self) and _whole(src) and src.dtype is self.dtype \
+                and src._shape == self._shape and _unrecorded(self, src) \
+                and _same_place(self._storage.value, src._storage.value):
+            # JAX arrays are immutable: the copy may share src's array, no kernel needed.
+            return views.commit(self, wrap(src._storage.value), inputs=(src,))
     return views.commit(self, _binary_op("_copy", self, src), inputs=(src,))
 
 
@@ -144,13 +154,73 @@ def _strides_broadcast(src, dst):
 
 def fill_(self, value) -> Tensor:
     views.check_inplace(self)
+    if isinstance(value, bool | int | float | complex | np.generic):
+        value = checked_scalar(value, self.dtype)  # PyTorch's overflow errors
+        host = _host_fill(self, value)
+        if host is not None:
+            return views.commit(self, host, internal_overlap=False)
     # fill_ and zero_ write one value everywhere, so PyTorch lets them write expanded tensors.
     return views.commit(self, _binary_op("_fill", self, value), internal_overlap=False)
 
 
 def zero_(self) -> Tensor:
     views.check_inplace(self)
+    host = _host_fill(self, False)
+    if host is not None:
+        return views.commit(self, host, internal_overlap=False)
     return views.commit(self, _op("_zero", self), internal_overlap=False)
+
+
+# In-place fills and copies of whole plain tensors without a kernel. XLA compiles a fill or
+# copy program per shape and dtype (10-70 ms each the first time, and a warm start still
+# traces and loads each), and building a model or loading a checkpoint makes many:
+# BatchNorm's running statistics, ``nn.init.zeros_``/``ones_``, ``load_state_dict``'s
+# ``param.copy_(saved)`` once per parameter shape. On the CPU backend NumPy builds a fill
+# (as ``creation._host_fill`` does for ``zeros``/``full``); a copy of a tensor of the same
+# shape and dtype shares its (immutable) array.
+_HOST_FILL_MAX = 1 << 22  # elements: bigger fills are XLA's (a memset beats a copy)
+_EXACT_FLOATS = ("float32", "float64")  # NumPy and XLA round a Python number alike
+
+
+def _whole(t) -> bool:
+    """A plain tensor owning its storage's whole array (no view, no lazy conj/neg)."""
+    return (t._base is None and not t._chain and not t.is_sparse
+            and t._storage.value.shape == t._shape)
+
+
+def _unrecorded(*ts) -> bool:
+    """Nothing records the write: no compile trace, no operand needing a gradient."""
+    if hooks.RECORDER is not None:
+        return False
+    return not grad_mode._state.enabled or not any(t.requires_grad for t in ts)
+
+
+def _same_place(a, b) -> bool:
+    if isinstance(a, jax.core.Tracer) or isinstance(b, jax.core.Tracer):
+        return False
+    if a.committed or b.committed:
+        return a.committed and b.committed and a.sharding == b.sharding
+    return True
+
+
+def _host_fill(t, value):
+    """``t`` filled with ``value`` (a Python number ``checked_scalar`` converted to its
+    dtype), built by NumPy, or None where XLA builds it: other backends, traces, views,
+    recorded writes, big tensors, complex dtypes, and a half type given a number it cannot
+    hold exactly (NumPy and XLA could round it differently)."""
+    kind = type(value)
+    if kind is not bool and kind is not int and kind is not float:
+        return None
+    if not _whole(t) or not _unrecorded(t) or not _kernels._on_host(t._storage.value):
+        return None
+    dtype = t.dtype
+    if math.prod(t._shape) > _HOST_FILL_MAX or dtype.is_complex:
+        return None
+    np_dtype = np.dtype(dtype.np)
+    if dtype.is_floating_point and dtype.name not in _EXACT_FLOATS and kind is not bool \
+            and float(np.asarray(value, np_dtype)) != value:
+        return None
+    return wrap(_kernels.device_array(np.full(t._shape, value, np_dtype)))
 
 
 def clone(self, *, memory_format=None) -> Tensor:

@@ -45,8 +45,8 @@ _RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "
 # Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
 # namespace in name(); their Python class name is the bare one.
 _QUALIFIED = {n: f"torch::autograd::{n}" for n in (
-    "AccumulateGrad", "CopySlices", "GraphRoot", "Error", "DelayedError", "CppFunction",
-    "NotImplemented")}
+    "AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot", "Error", "DelayedError",
+    "CppFunction", "NotImplemented")}
 
 
 class RemovableHandle:
