@@ -200,3 +200,37 @@ def test_a_shuffling_loader_compiles_its_first_epoch_when_built(monkeypatch):
     assert sorted(order) == list(range(53))
     assert epoch(False, 53) == (order, 0)  # the same permutation without compiling ahead
     assert epoch(False, 59)[1] > 0  # randperm(59) was not compiled ahead: a trace
+
+
+def _shared(t, n, dtype="float64"):
+    """An input used twice and a leaf accumulated twice: the backward sums gradients."""
+    rng = np.random.default_rng(n)
+    w = t.tensor(rng.standard_normal((2, n)), dtype=getattr(t, dtype), requires_grad=True)
+    x = t.tensor(rng.standard_normal((2, n)), dtype=getattr(t, dtype))
+    y = w * x
+    (y.sin() + y.cos()).sum().backward()  # y's gradient: a sum of two
+    (w * 3).sum().backward()  # w.grad: accumulated
+    return w.grad
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_gradient_sums_of_a_new_shape_wait_for_no_compile(background, dtype):
+    """While the add program of a new gradient shape compiles on the background thread,
+    the sums are NumPy's (no trace on the main thread); afterwards the program's. Both
+    give PyTorch's gradients (half types too: both add through float32)."""
+    from jtorch.eager.autograd import engine
+
+    n = 37 if dtype == "float64" else 41  # a shape no other test sums
+    rng = np.random.default_rng(n)
+    w = jtorch.tensor(rng.standard_normal((2, n)), dtype=getattr(jtorch, dtype),
+                      requires_grad=True)
+    y = w * 2.0
+    loss = (y.sin() + y.cos()).sum()
+    _kernels.wait_ahead()  # the nodes' backward kernels: only the add is new
+    assert _traced_by(loss.backward) == 0
+    _kernels.wait_ahead()
+    expected = _shared(torch, n, dtype)
+    first = _shared(jtorch, n, dtype)
+    assert engine._ADD_READY[((2, n), np.dtype(dtype))] is True  # the program serves now
+    assert_same(expected, first, rtol=0, atol=0)
+    assert_same(expected, _shared(jtorch, n, dtype), rtol=0, atol=0)
