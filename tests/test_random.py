@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
-from conftest import check
+from conftest import check, counting_compiles
 
 import jtorch
 
@@ -205,3 +206,19 @@ def test_default_seed_differs_per_process_and_manual_seed_reproduces():
     assert fresh == torch.Generator().initial_seed() == jtorch.Generator().initial_seed()
     assert seed not in (fresh, jtorch.initial_seed())
     assert drawn == jtorch.rand(2, generator=jtorch.Generator().manual_seed(5)).tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**31, 2**32 - 1, 2**32 + 5, 67280421310721,
+                                  2**63, 2**64 - 1, -1, -(2**63)])
+def test_the_key_is_jax_prngkey_built_on_the_host(seed):
+    """A generator's key is exactly ``PRNGKey(seed)``'s data (so every stream is as
+    before), built without compiling JAX's seeding programs."""
+    g = jtorch.Generator().manual_seed(seed)
+    with counting_compiles() as compiles:
+        key, counter = g._peek()
+    assert compiles == [] and counter == 0
+    with jax.ensure_compile_time_eval():
+        expected = jax.random.key_data(jax.random.PRNGKey(np.uint64(seed % 2**64)))
+    assert key.dtype == expected.dtype and key.shape == expected.shape
+    assert (key.weak_type, key.committed) == (expected.weak_type, expected.committed)
+    assert np.array_equal(np.asarray(key), np.asarray(expected))

@@ -60,6 +60,11 @@ class Generator:
 
     def _make_key(self):
         with jax.ensure_compile_time_eval():  # concrete even when first drawn in a trace
+            if jax.config.jax_default_prng_impl == "threefry2x32":
+                # PRNGKey's threefry key is the seed's high and low 32 bits: built on the
+                # host, not by the two programs JAX compiles for it (once per process).
+                seed = self._seed
+                return jax.device_put(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
             return jax.random.key_data(jax.random.PRNGKey(np.uint64(self._seed)))
 
     def get_state(self):
