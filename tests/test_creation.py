@@ -663,6 +663,7 @@ def test_new_shapes_from_the_host_compile_nothing():
             x = jtorch.zeros(n, 3)
             jtorch.ones(n, dtype=jtorch.int32), jtorch.empty(2, n), jtorch.full((n,), 2.5)
             x.new_zeros(n), jtorch.zeros_like(x), jtorch.full_like(x, 7)
+            jtorch.eye(n), jtorch.eye(n, 3, dtype=jtorch.int64), jtorch.eye(m=2, n=n)
             jtorch.nn.Linear(n, 2)  # parameter initialisation: one draw kernel per bucket
     assert compiles == []
 

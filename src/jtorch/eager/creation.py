@@ -383,6 +383,20 @@ def _host_fill(name: str, size, args: tuple, kwargs: dict, dtype):
     return device_array(np.full(shape, fill, dtype.np))
 
 
+def _host_eye(args, kwargs, dtype):
+    """``torch.eye`` built by NumPy where ``_host_fill`` would build a fill, or None:
+    ``jnp.eye`` outside a kernel runs as six primitives, each compiled per shape."""
+    if hooks.RECORDER is not None or not host_fills() or kwargs.keys() - {"n", "m"}:
+        return None
+    try:
+        n, m = FC.eye_size(*args, **kwargs)
+    except (TypeError, RuntimeError):  # the kernel path raises PyTorch's error
+        return None
+    if n * m > _HOST_FILL_MAX:
+        return None
+    return device_array(np.eye(n, m, dtype=(dtype or D.get_default_dtype()).np))
+
+
 def _factory(spec):
     def factory(*args, out=None, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False, memory_format=None, **kwargs):
@@ -406,6 +420,8 @@ def _factory(spec):
         value = None
         if spec.name in _HOST_FILLS and device is None:
             value = _host_fill(spec.name, args[0], args[1:], kwargs, dtype)
+        elif spec.name == "eye" and device is None:
+            value = _host_eye(args, kwargs, dtype)
         if value is None:
             value = spec.fn(*args, dtype=dtype, **kwargs)
         t = _emit(spec.name, value, out, requires_grad, device)

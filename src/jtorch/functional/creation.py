@@ -203,10 +203,15 @@ def logspace(start, end, steps, base=10.0, *, dtype=None):
     return jnp.asarray(vals.astype(dtype.np))
 
 
-def eye(n, m=None, *, dtype=None):
+def eye_size(n, m=None) -> tuple:
+    """torch.eye's (rows, columns), with PyTorch's errors for bad sizes."""
     for name, v in (("n", n), ("m", m)):
         if v is not None and (isinstance(v, bool) or not hasattr(type(v), "__index__")):
             raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
         if v is not None and v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
-    return jnp.eye(n, n if m is None else m, dtype=(dtype or D.get_default_dtype()).np)
+    return n, n if m is None else m
+
+
+def eye(n, m=None, *, dtype=None):
+    return jnp.eye(*eye_size(n, m), dtype=(dtype or D.get_default_dtype()).np)
