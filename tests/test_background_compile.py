@@ -202,35 +202,53 @@ def test_a_shuffling_loader_compiles_its_first_epoch_when_built(monkeypatch):
     assert epoch(False, 59)[1] > 0  # randperm(59) was not compiled ahead: a trace
 
 
-def _shared(t, n, dtype="float64"):
-    """An input used twice and a leaf accumulated twice: the backward sums gradients."""
+
+def _sums(t, n, dtype, traces=None):
+    """Gradient sums on a first backward: ``y`` used twice, then a leaf ``v`` accumulated.
+    ``traces`` (jtorch) collects the JAX traces each backward makes on this thread, once
+    its nodes' own kernels are compiled (``wait_ahead``): the sums' adds are new."""
     rng = np.random.default_rng(n)
-    w = t.tensor(rng.standard_normal((2, n)), dtype=getattr(t, dtype), requires_grad=True)
-    x = t.tensor(rng.standard_normal((2, n)), dtype=getattr(t, dtype))
-    y = w * x
-    (y.sin() + y.cos()).sum().backward()  # y's gradient: a sum of two
-    (w * 3).sum().backward()  # w.grad: accumulated
-    return w.grad
+    dt = getattr(t, dtype)
+    w = t.tensor(rng.standard_normal((2, n)), dtype=dt, requires_grad=True)
+    v = t.tensor(rng.standard_normal((3, n)), dtype=dt, requires_grad=True)
+    x = t.tensor(rng.standard_normal((2, n)), dtype=dt)
+    (v * 2).sum().backward()  # v's first gradient: stored, not added
+    losses = [((w * x).sin() + (w * x).cos()).sum(), (v * 3).sum()]
+    for loss in losses:
+        if traces is None:
+            loss.backward()
+        else:
+            _kernels.wait_ahead()
+            traces.append(_traced_by(loss.backward))
+    return w.grad, v.grad
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float16"])
 def test_gradient_sums_of_a_new_shape_wait_for_no_compile(background, dtype):
     """While the add program of a new gradient shape compiles on the background thread,
     the sums are NumPy's (no trace on the main thread); afterwards the program's. Both
-    give PyTorch's gradients (half types too: both add through float32)."""
+    give PyTorch's gradients."""
     from jtorch.eager.autograd import engine
 
-    n = 37 if dtype == "float64" else 41  # a shape no other test sums
-    rng = np.random.default_rng(n)
-    w = jtorch.tensor(rng.standard_normal((2, n)), dtype=getattr(jtorch, dtype),
-                      requires_grad=True)
-    y = w * 2.0
-    loss = (y.sin() + y.cos()).sum()
-    _kernels.wait_ahead()  # the nodes' backward kernels: only the add is new
-    assert _traced_by(loss.backward) == 0
+    n = 37 if dtype == "float64" else 41  # shapes no other test sums
+    traces: list = []
+    expected = _sums(torch, n, dtype)
+    assert_same(expected, _sums(jtorch, n, dtype, traces), rtol=0, atol=0)
+    assert traces == [0, 0]
     _kernels.wait_ahead()
-    expected = _shared(torch, n, dtype)
-    first = _shared(jtorch, n, dtype)
-    assert engine._ADD_READY[((2, n), np.dtype(dtype))] is True  # the program serves now
-    assert_same(expected, first, rtol=0, atol=0)
-    assert_same(expected, _shared(jtorch, n, dtype), rtol=0, atol=0)
+    assert_same(expected, _sums(jtorch, n, dtype), rtol=0, atol=0)  # the programs now
+    assert engine._ADD_READY[((2, n), np.dtype(dtype))] is True
+    assert engine._ADD_READY[((3, n), np.dtype(dtype))] is True
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_numpy_and_xla_add_gradients_alike(dtype):
+    from jtorch import _dtypes
+    from jtorch.eager.autograd import engine
+
+    np_dtype = getattr(_dtypes, dtype).np
+    rng = np.random.default_rng(0)
+    a, b = (_kernels.device_array(rng.standard_normal(10_000).astype(np_dtype) * 1e3)
+            for _ in range(2))
+    host = np.add(np.asarray(a), np.asarray(b))
+    assert np.array_equal(host.view(np.uint8), np.asarray(engine._add(a, b)).view(np.uint8))
