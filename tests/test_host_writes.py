@@ -145,3 +145,54 @@ def test_new_shapes_compile_nothing(tmp_path):
     assert compiles == []
     for a, b in zip(model.state_dict().values(), fresh.state_dict().values(), strict=True):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+@pytest.fixture
+def background(monkeypatch):
+    """Background compiling on (a one-CPU machine has it off by default)."""
+    from jtorch import _kernels
+
+    monkeypatch.setattr(_kernels, "BACKGROUND", True)
+    _kernels.wait_ahead()
+    yield
+    _kernels.wait_ahead()
+
+
+@pytest.mark.parametrize("src,dst,host", [
+    ("float64", "float32", True), ("int64", "float32", True), ("bool", "float16", True),
+    ("uint8", "float64", True), ("int32", "float64", True),
+    ("float32", "int64", False), ("float64", "bfloat16", False), ("float32", "complex64", False),
+])
+def test_a_new_conversion_waits_for_no_compile(background, src, dst, host):
+    """``.to(dtype)`` of a new type is NumPy's while its kernel compiles on the background
+    thread, where NumPy converts as XLA does (to a float type from bool, integer, float);
+    other conversions keep the kernel. Values and dtypes are PyTorch's either way."""
+    import numpy as np
+    import torch
+
+    from jtorch import _kernels
+
+    shape = (3, 50 + len(src) * 7 + len(dst))  # a shape only this case converts
+    rng = np.random.default_rng(1)
+    data = (rng.standard_normal(shape) * 300).astype(src)
+    x = jtorch.from_numpy(data)
+    before = _kernels.TRACES[0]
+    first = x.to(getattr(jtorch, dst))
+    assert (_kernels.TRACES[0] == before) == host
+    _kernels.wait_ahead()
+    again = x.to(getattr(jtorch, dst))
+    expected = torch.from_numpy(data).to(getattr(torch, dst))
+    for out in (first, again):
+        assert str(out.dtype) == str(expected.dtype) and out.shape == expected.shape
+        assert np.array_equal(np.asarray(out.to(jtorch.complex128)),
+                              expected.to(torch.complex128).numpy())
+
+
+def test_a_conversion_that_records_keeps_its_node(background):
+    def prog(t):
+        w = t.tensor([0.5, 1.5, -2.0], dtype=t.float64, requires_grad=True)
+        y = w.float()
+        (y * y).sum().backward()
+        return y, y.grad_fn.name(), w.grad
+
+    check(prog)

@@ -333,14 +333,15 @@ def _fast_result(spec, result, args):
     return result
 
 
-def _fast_entry(spec, names):
+def _fast_entry(spec, names, statics=()):
     """(key, pure function, forward kernel, its top-level ``jax.jit``) of ``call``'s kernel
-    for these operands."""
+    for these operands (one tensor or number each) and static arguments."""
     lens = (-1,) * len(names)
-    key = (spec.name, names, lens, (), (), _dtypes._default[0])
+    flags = tuple(type(s) is bool for s in statics) if statics else ()
+    key = (spec.name, names, lens, statics, flags, _dtypes._default[0])
     fn = _FNS.get(key)
     if fn is None:
-        fn = _FNS[key] = _op_fn(spec, names, lens, ())
+        fn = _FNS[key] = _op_fn(spec, names, lens, statics)
     kernel = dispatch._fwd_kernel(key, fn)
     return key, fn, kernel, kernel.jitted()
 

@@ -24,6 +24,8 @@ from ..functional.creation import checked_scalar
 from . import dispatch, hooks, shared, views
 from .autograd import grad_mode
 from .bind import bound, call
+from .creation import _HOST_FILL_MAX  # bigger fills are XLA's (a memset beats a copy)
+from .fast_paths import _fast_entry
 from .indexing import getitem, index_put, index_put_, setitem
 from .tensor import Tensor, wrap
 from .transfer import to_device
@@ -90,7 +92,42 @@ def _convert(self, dtype, copy, fmt, name="to") -> Tensor:
 
 
 def _to_dtype(x, dtype):
+    host = _host_convert(x, dtype)
+    if host is not None:
+        return host
     return _op("_to_dtype", x, dtype=dtype)
+
+
+_CONVERTS: dict = {}  # (shape, dtype, target) -> Event of the kernel's compile, or True
+
+
+def _host_convert(x, dtype):
+    """``x`` converted to ``dtype`` by NumPy while the conversion kernel for its type
+    compiles on the background thread (whose program serves from then on), or None. A
+    program's data preparation converts host data once per shape (``from_numpy(a).float()``,
+    a checkpoint's float64 arrays), each a compile of tens of milliseconds on the first run.
+    Only where NumPy converts as XLA does (``_kernels.device_array``: to a float type from
+    bool, integer or float), for plain tensors nothing records."""
+    if not _kernels.BACKGROUND or not _whole(x) or not _unrecorded(x):
+        return None
+    value = x._storage.value
+    target = np.dtype(dtype.np)
+    if (target.kind != "f" or value.dtype.kind not in "biuf" or target == value.dtype
+            or not _kernels._on_host(value) or value.weak_type):
+        return None
+    key = (value.shape, value.dtype, target)
+    ready = _CONVERTS.get(key)
+    if ready is None:
+        if len(_CONVERTS) > 4096:
+            _CONVERTS.clear()
+        kernel = _fast_entry(REGISTRY["_to_dtype"], ("input",), (dtype,))[2]
+        ready = _CONVERTS[key] = kernel.compile_ahead(value) or True
+    if ready is True:
+        return None
+    if ready.is_set():
+        _CONVERTS[key] = True
+        return None
+    return wrap(_kernels.device_array(np.asarray(value), target))
 
 
 def _dtype_method(dtype, name):
@@ -178,7 +215,6 @@ def zero_(self) -> Tensor:
 # ``param.copy_(saved)`` once per parameter shape. On the CPU backend NumPy builds a fill
 # (as ``creation._host_fill`` does for ``zeros``/``full``); a copy of a tensor of the same
 # shape and dtype shares its (immutable) array.
-_HOST_FILL_MAX = 1 << 22  # elements: bigger fills are XLA's (a memset beats a copy)
 _EXACT_FLOATS = ("float32", "float64")  # NumPy and XLA round a Python number alike
 
 
