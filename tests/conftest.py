@@ -175,6 +175,17 @@ def _restore_defaults():
     jtorch.set_default_dtype(jtorch.float32)
 
 
+@pytest.fixture
+def background(monkeypatch):
+    """Background compiling on (conftest turns it off for the suite; see above)."""
+    from jtorch import _kernels
+
+    monkeypatch.setattr(_kernels, "BACKGROUND", True)
+    _kernels.wait_ahead()
+    yield
+    _kernels.wait_ahead()
+
+
 @contextlib.contextmanager
 def counting_compiles():
     """The XLA compiles that happen inside the block, as a list that fills while it runs

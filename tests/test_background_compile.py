@@ -20,15 +20,6 @@ from jtorch import _kernels
 from jtorch.eager.autograd import fused
 
 
-@pytest.fixture
-def background(monkeypatch):
-    """Background compiling on (a one-CPU machine has it off by default)."""
-    monkeypatch.setattr(_kernels, "BACKGROUND", True)
-    _kernels.wait_ahead()
-    yield
-    _kernels.wait_ahead()
-
-
 def _traced_by(fn) -> int:
     """How many JAX traces the calling thread makes while ``fn`` runs."""
     before = _kernels.TRACES[0]

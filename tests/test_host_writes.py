@@ -147,17 +147,6 @@ def test_new_shapes_compile_nothing(tmp_path):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
 
 
-@pytest.fixture
-def background(monkeypatch):
-    """Background compiling on (a one-CPU machine has it off by default)."""
-    from jtorch import _kernels
-
-    monkeypatch.setattr(_kernels, "BACKGROUND", True)
-    _kernels.wait_ahead()
-    yield
-    _kernels.wait_ahead()
-
-
 @pytest.mark.parametrize("src,dst,host", [
     ("float64", "float32", True), ("int64", "float32", True), ("bool", "float16", True),
     ("uint8", "float64", True), ("int32", "float64", True),
