@@ -151,6 +151,8 @@ def test_new_shapes_compile_nothing(tmp_path):
     ("float64", "float32", True), ("int64", "float32", True), ("bool", "float16", True),
     ("uint8", "float64", True), ("int32", "float64", True),
     ("float32", "int64", False), ("float64", "bfloat16", False), ("float32", "complex64", False),
+    ("float64", "float16", False),  # XLA and PyTorch round twice (through float32), NumPy once
+    ("float32", "float16", True),
 ])
 def test_a_new_conversion_waits_for_no_compile(background, src, dst, host):
     """``.to(dtype)`` of a new type is NumPy's while its kernel compiles on the background
@@ -185,3 +187,13 @@ def test_a_conversion_that_records_keeps_its_node(background):
         return y, y.grad_fn.name(), w.grad
 
     check(prog)
+
+
+def test_float64_to_float16_rounds_as_pytorch(background):
+    """Values halfway between two float16 numbers after rounding to float32: PyTorch (and
+    XLA) round float64 to float16 through float32, NumPy directly; 512 of these differ."""
+    import numpy as np
+
+    data = (np.arange(1, 2048, dtype=np.float64) + 0.5) / 1024 * 1.0000000001
+    check(lambda t: (t.from_numpy(data).half(), t.tensor(data, dtype=t.float16),
+                     t.from_numpy(data).to(t.float16), t.as_tensor(data, dtype=t.float16)))

@@ -303,17 +303,24 @@ def cpu_backend() -> bool:
     return jax.default_backend() == "cpu"
 
 
+def host_converts(source, target) -> bool:
+    """Whether NumPy converts ``source`` values to ``target`` (NumPy dtypes) exactly as XLA
+    and PyTorch do: to a float type from bool, integer or float, except float64 to float16,
+    which XLA and PyTorch round twice (through float32) and NumPy once."""
+    return (target.kind == "f" and source.kind in "biuf"
+            and not (target.itemsize == 2 and source.kind == "f" and source.itemsize == 8))
+
+
 def device_array(arr, dtype=None) -> jax.Array:
     """A host array that nothing else writes (it may be aliased on the CPU), as a device
     array of NumPy ``dtype`` on the default device: a transfer. ``jnp.asarray`` compiles
     and runs a conversion program for every new shape, tens of milliseconds each the
     first time, and a training run's first steps create many. A conversion runs on the
-    host where NumPy's is XLA's (the same dtype; to a float type from bool, integer or
-    float: exact or rounded to nearest even alike); any other keeps ``jnp.asarray``."""
+    host where NumPy's is XLA's (``host_converts``); any other keeps ``jnp.asarray``."""
     arr = np.asarray(arr)
     target = arr.dtype if dtype is None else np.dtype(dtype)
     if target != arr.dtype:
-        if not (target.kind == "f" and arr.dtype.kind in "biuf"):
+        if not host_converts(arr.dtype, target):
             return jnp.asarray(arr, dtype=target)
         with np.errstate(over="ignore"):  # out of range: inf, as XLA and PyTorch
             arr = arr.astype(target)

@@ -106,13 +106,13 @@ def _host_convert(x, dtype):
     compiles on the background thread (whose program serves from then on), or None. A
     program's data preparation converts host data once per shape (``from_numpy(a).float()``,
     a checkpoint's float64 arrays), each a compile of tens of milliseconds on the first run.
-    Only where NumPy converts as XLA does (``_kernels.device_array``: to a float type from
-    bool, integer or float), for plain tensors nothing records."""
+    Only where NumPy converts as XLA does (``_kernels.host_converts``), for plain tensors
+    nothing records."""
     if not _kernels.BACKGROUND or not _whole(x) or not _unrecorded(x):
         return None
     value = x._storage.value
     target = np.dtype(dtype.np)
-    if (target.kind != "f" or value.dtype.kind not in "biuf" or target == value.dtype
+    if (target == value.dtype or not _kernels.host_converts(value.dtype, target)
             or not _kernels._on_host(value) or value.weak_type):
         return None
     key = (value.shape, value.dtype, target)
