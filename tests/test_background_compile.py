@@ -219,8 +219,6 @@ def test_gradient_sums_of_a_new_shape_wait_for_no_compile(background, dtype):
     """While the add program of a new gradient shape compiles on the background thread,
     the sums are NumPy's (no trace on the main thread); afterwards the program's. Both
     give PyTorch's gradients."""
-    from jtorch.eager.autograd import engine
-
     n = 37 if dtype == "float64" else 41  # shapes no other test sums
     traces: list = []
     expected = _sums(torch, n, dtype)
@@ -228,8 +226,8 @@ def test_gradient_sums_of_a_new_shape_wait_for_no_compile(background, dtype):
     assert traces == [0, 0]
     _kernels.wait_ahead()
     assert_same(expected, _sums(jtorch, n, dtype), rtol=0, atol=0)  # the programs now
-    assert engine._ADD_READY[((2, n), np.dtype(dtype))] is True
-    assert engine._ADD_READY[((3, n), np.dtype(dtype))] is True
+    assert _kernels._READY[("add", (2, n), np.dtype(dtype))] is True
+    assert _kernels._READY[("add", (3, n), np.dtype(dtype))] is True
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])

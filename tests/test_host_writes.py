@@ -125,9 +125,15 @@ def test_copy_matches_torch(case):
     check(prog)
 
 
-def test_new_shapes_compile_nothing(tmp_path):
+def test_new_shapes_compile_nothing(tmp_path, monkeypatch):
     """Fills, copies, BatchNorm statistics, load_state_dict and torch.load of new shapes
-    run no XLA program on the CPU backend."""
+    run no XLA program on the CPU backend (a fill type's first calls: see below)."""
+    from jtorch import _kernels
+
+    # Every fill here is a type's first few (earlier tests' BatchNorms made many
+    # ``num_batches_tracked.zero_()``s): counted from here, with room for all of them.
+    monkeypatch.setattr(_kernels, "_READY", {})
+    monkeypatch.setattr(_kernels, "HOST_CALLS", 100)
     jtorch.nn.Linear(3, 2)  # compiles the initialisation draws of the smallest bucket
     path = tmp_path / "m.pt"
     with counting_compiles() as compiles:
@@ -137,10 +143,10 @@ def test_new_shapes_compile_nothing(tmp_path):
             x.zero_()
             jtorch.empty(n, dtype=jtorch.int64).fill_(3)
             jtorch.empty(n, 3).copy_(x)
-            model = jtorch.nn.Sequential(jtorch.nn.Linear(n, 2), jtorch.nn.BatchNorm1d(2))
+            model = jtorch.nn.Sequential(jtorch.nn.Linear(2, n), jtorch.nn.BatchNorm1d(n))
             jtorch.save(model.state_dict(), path)
             state = jtorch.load(path)
-            fresh = jtorch.nn.Sequential(jtorch.nn.Linear(n, 2), jtorch.nn.BatchNorm1d(2))
+            fresh = jtorch.nn.Sequential(jtorch.nn.Linear(2, n), jtorch.nn.BatchNorm1d(n))
             fresh.load_state_dict(state)
     assert compiles == []
     for a, b in zip(model.state_dict().values(), fresh.state_dict().values(), strict=True):
@@ -197,3 +203,23 @@ def test_float64_to_float16_rounds_as_pytorch(background):
     data = (np.arange(1, 2048, dtype=np.float64) + 0.5) / 1024 * 1.0000000001
     check(lambda t: (t.from_numpy(data).half(), t.tensor(data, dtype=t.float16),
                      t.from_numpy(data).to(t.float16), t.as_tensor(data, dtype=t.float16)))
+
+
+@pytest.mark.parametrize("ahead", [False, True])
+def test_a_repeated_fill_moves_to_its_kernel(ahead, monkeypatch):
+    """The host builds a fill type's first ``HOST_CALLS`` fills (no background thread) or
+    those before its kernel's background compile is over; then the kernel serves, as it is
+    cheaper to call than a transfer. Values stay PyTorch's throughout."""
+    from jtorch import _kernels
+
+    monkeypatch.setattr(_kernels, "BACKGROUND", ahead)
+    _kernels.wait_ahead()
+    n = 60 + ahead  # a shape only this test fills
+    x = jtorch.empty(n, 5)
+    key = ("_fill", (n, 5), jtorch.float32, float)
+    for i in range(_kernels.HOST_CALLS + 2):
+        if ahead and i == 1:
+            _kernels.wait_ahead()
+        assert x.fill_(i + 0.5).tolist() == [[i + 0.5] * 5] * n
+        served = _kernels._READY[key] is True
+        assert served == (i >= 1 if ahead else i >= _kernels.HOST_CALLS)

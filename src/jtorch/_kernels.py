@@ -280,6 +280,38 @@ def ahead_job(sig, job) -> threading.Event | None:
     return _AHEAD.submit(sig, job) if BACKGROUND else None
 
 
+_READY: dict = {}  # op key -> Event of its kernel's background compile, True, or a count
+HOST_CALLS = 8  # without a background thread, the host does a type's first 8 calls
+
+
+def while_compiling(key, kernel, *args) -> bool:
+    """Whether a host path (exact NumPy work that needs no program) should serve the op
+    ``key`` names this time, rather than its kernel (``kernel()``, called for ``args``'
+    types). The first call queues the kernel's compile on the background thread; calls say
+    yes until it is over. Without the thread the first ``HOST_CALLS`` calls say yes (a
+    model's initialisation), then the kernel compiles where it is called. A host path
+    costs a transfer, tens of microseconds, more than a compiled kernel's call."""
+    ready = _READY.get(key)
+    if ready is True:
+        return False
+    if ready is None:
+        if len(_READY) > 4096:
+            _READY.clear()
+        done = kernel().compile_ahead(*args) if BACKGROUND else None
+        _READY[key] = done if done is not None else 1
+        return True
+    if type(ready) is int:
+        if ready >= HOST_CALLS:
+            _READY[key] = True
+            return False
+        _READY[key] = ready + 1
+        return True
+    if ready.is_set():
+        _READY[key] = True
+        return False
+    return True
+
+
 def wait_ahead() -> None:
     """Wait until every compile queued so far is over (tests count compiles with it)."""
     with _AHEAD.ready:

@@ -98,16 +98,13 @@ def _to_dtype(x, dtype):
     return _op("_to_dtype", x, dtype=dtype)
 
 
-_CONVERTS: dict = {}  # (shape, dtype, target) -> Event of the kernel's compile, or True
-
-
 def _host_convert(x, dtype):
     """``x`` converted to ``dtype`` by NumPy while the conversion kernel for its type
-    compiles on the background thread (whose program serves from then on), or None. A
-    program's data preparation converts host data once per shape (``from_numpy(a).float()``,
-    a checkpoint's float64 arrays), each a compile of tens of milliseconds on the first run.
+    compiles on the background thread (``_kernels.while_compiling``), or None. A program's data
+    preparation converts host data once per shape (``from_numpy(a).float()``, a
+    checkpoint's float64 arrays), each a compile of tens of milliseconds on the first run.
     Only where NumPy converts as XLA does (``_kernels.host_converts``), for plain tensors
-    nothing records."""
+    nothing records, with the background thread (a single core compiles it now)."""
     if not _kernels.BACKGROUND or not _whole(x) or not _unrecorded(x):
         return None
     value = x._storage.value
@@ -115,17 +112,8 @@ def _host_convert(x, dtype):
     if (target == value.dtype or not _kernels.host_converts(value.dtype, target)
             or not _kernels._on_host(value) or value.weak_type):
         return None
-    key = (value.shape, value.dtype, target)
-    ready = _CONVERTS.get(key)
-    if ready is None:
-        if len(_CONVERTS) > 4096:
-            _CONVERTS.clear()
-        kernel = _fast_entry(REGISTRY["_to_dtype"], ("input",), (dtype,))[2]
-        ready = _CONVERTS[key] = kernel.compile_ahead(value) or True
-    if ready is True:
-        return None
-    if ready.is_set():
-        _CONVERTS[key] = True
+    kernel = lambda: _fast_entry(REGISTRY["_to_dtype"], ("input",), (dtype,))[2]  # noqa: E731
+    if not _kernels.while_compiling(("to", value.shape, value.dtype, target), kernel, value):
         return None
     return wrap(_kernels.device_array(np.asarray(value), target))
 
@@ -202,7 +190,7 @@ def fill_(self, value) -> Tensor:
 
 def zero_(self) -> Tensor:
     views.check_inplace(self)
-    host = _host_fill(self, False)
+    host = _host_fill(self, False, "_zero")
     if host is not None:
         return views.commit(self, host, internal_overlap=False)
     return views.commit(self, _op("_zero", self), internal_overlap=False)
@@ -239,13 +227,17 @@ def _same_place(a, b) -> bool:
     return True
 
 
-def _host_fill(t, value):
+def _host_fill(t, value, op="_fill"):
     """``t`` filled with ``value`` (a Python number ``checked_scalar`` converted to its
-    dtype), built by NumPy, or None where XLA builds it: other backends, traces, views,
-    recorded writes, big tensors, complex dtypes, and a half type given a number it cannot
-    hold exactly (NumPy and XLA could round it differently)."""
+    dtype) by ``op`` (``_fill``, ``_zero``), built by NumPy while the kernel for its type is
+    not compiled (``_kernels.while_compiling``), or None where XLA builds it: other backends,
+    traces, views, recorded writes, big tensors, complex dtypes, and a half type given a
+    number it cannot hold exactly (NumPy and XLA could round it differently)."""
     kind = type(value)
     if kind is not bool and kind is not int and kind is not float:
+        return None
+    key = (op, t._shape, t.dtype, kind)
+    if _kernels._READY.get(key) is True:  # its kernel serves now: skip the checks
         return None
     if not _whole(t) or not _unrecorded(t) or not _kernels._on_host(t._storage.value):
         return None
@@ -256,6 +248,15 @@ def _host_fill(t, value):
     if dtype.is_floating_point and dtype.name not in _EXACT_FLOATS and kind is not bool \
             and float(np.asarray(value, np_dtype)) != value:
         return None
+    x = t._storage.value
+    if op == "_zero":
+        kernel = lambda: _fast_entry(REGISTRY["_zero"], ("input",))[2]  # noqa: E731
+        if not _kernels.while_compiling(key, kernel, x):
+            return None
+    else:
+        kernel = lambda: _fast_entry(REGISTRY["_fill"], ("input", "value"))[2]  # noqa: E731
+        if not _kernels.while_compiling(key, kernel, x, value):
+            return None
     return wrap(_kernels.device_array(np.full(t._shape, value, np_dtype)))
 
 

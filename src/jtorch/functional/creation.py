@@ -43,6 +43,9 @@ def _number(x):
     return D.numpy_scalar(x) if isinstance(x, np.generic) else x
 
 
+_FLOAT_MAX: dict = {}  # dtype name -> its largest finite value (jnp.finfo costs us)
+
+
 def checked_scalar(value, dtype: D.dtype):
     """``value`` converted to ``dtype`` as torch's ``Scalar.to<T>()``: overflow raises.
 
@@ -68,7 +71,10 @@ def checked_scalar(value, dtype: D.dtype):
                                "without overflow")
         return int(value) % (info.max + 1) if info.min == 0 else int(value)
     if dtype._kind == 2 and math.isfinite(value):
-        if abs(value) > float(jnp.finfo(dtype.np).max):
+        top = _FLOAT_MAX.get(dtype.name)
+        if top is None:
+            top = _FLOAT_MAX[dtype.name] = float(jnp.finfo(dtype.np).max)
+        if abs(value) > top:
             raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype.name]} "
                                "without overflow")
     return value

@@ -70,28 +70,18 @@ def _sum(a, b, create_graph):
                     b._value if isinstance(b, Tensor) else b)
 
 
-_ADD_READY: dict = {}  # (shape, dtype) -> Event of ``_add``'s background compile, or True
-
-
 def grad_add(a, b):
     """``a + b`` for two gradients (JAX arrays). A type's first sums are NumPy's on the CPU
-    backend while ``_add`` compiles for it on the background thread, whose program serves
-    from then on: a backward otherwise waited 20-150 ms for an add program per gradient
-    shape (inputs used twice, tied weights, accumulated leaves) on its first step. NumPy
-    and XLA add two floats of one type alike (half types through float32)."""
+    backend while ``_add`` compiles for it on the background thread
+    (``_kernels.while_compiling``), whose program serves from then on: a backward otherwise
+    waited 20-150 ms for an add program per gradient shape (inputs used twice, tied
+    weights, accumulated leaves) on its first step. NumPy and XLA add two floats of one
+    type alike (half types through float32)."""
     if (_kernels.BACKGROUND and isinstance(a, jax.Array) and isinstance(b, jax.Array)
             and a.dtype == b.dtype and a.shape == b.shape and _kernels._on_host(a, b)
-            and not a.weak_type and not b.weak_type):
-        key = (a.shape, a.dtype)
-        ready = _ADD_READY.get(key)
-        if ready is None:
-            if len(_ADD_READY) > 4096:
-                _ADD_READY.clear()
-            ready = _ADD_READY[key] = _add.compile_ahead(a, b) or True
-        if ready is not True:
-            if not ready.is_set():
-                return _kernels.device_array(np.add(np.asarray(a), np.asarray(b)))
-            _ADD_READY[key] = True
+            and not a.weak_type and not b.weak_type
+            and _kernels.while_compiling(("add", a.shape, a.dtype), lambda: _add, a, b)):
+        return _kernels.device_array(np.add(np.asarray(a), np.asarray(b)))
     return _add(a, b)
 
 
