@@ -195,12 +195,12 @@ def test_precision_is_a_cached_choice_not_a_retrace():
     assert kernel._cache_size() == before
     jtorch.set_float32_matmul_precision("high")
     assert jax.config.jax_default_matmul_precision == "tensorfloat32"
-    a @ a
-    a @ a
+    (a @ a).tolist()  # read: a product may be recorded (eager/lazy.py) until then
+    (a @ a).tolist()
     assert kernel._cache_size() == before + 1
     jtorch.set_float32_matmul_precision("highest")
     assert jax.config.jax_default_matmul_precision is None
-    a @ a
+    (a @ a).tolist()
     assert kernel._cache_size() == before + 1
 
 

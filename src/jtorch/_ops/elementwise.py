@@ -11,7 +11,9 @@ from ..functional import reduction as R
 
 
 def _is_tensor(x) -> bool:
-    return hasattr(x, "_value")
+    # A dense tensor (asking for ``_value`` would run a recorded op: see eager/lazy.py), or
+    # a sparse one.
+    return hasattr(x, "_storage") or hasattr(x, "_value")
 
 
 def _is_int_result(*xs) -> bool:

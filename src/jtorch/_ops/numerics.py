@@ -72,7 +72,7 @@ op("index_reduce", B.index_reduce, static=("dim", "reduce", "include_self"), inp
 def _check_segments(operands, statics) -> None:
     """PyTorch checks on the host that the segments cover the data exactly."""
     lengths, data = operands.get("lengths"), operands["data"]
-    if statics["unsafe"] or lengths is None or not hasattr(lengths, "_value"):
+    if statics["unsafe"] or lengths is None or not hasattr(lengths, "_storage"):
         return
     axis = statics["axis"] % max(data.dim(), 1)
     total = np.asarray(lengths._value).sum(-1)

@@ -27,6 +27,9 @@ def set_float32_matmul_precision(precision: str) -> None:
             f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
             "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=3)
         return
+    from ..eager import lazy
+
+    lazy.flush()  # recorded products run with the precision they were asked under
     _state["precision"] = precision
     jax.config.update("jax_default_matmul_precision", _JAX_PRECISION[precision])
 

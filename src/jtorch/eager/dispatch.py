@@ -21,9 +21,10 @@ import numpy as np
 from .. import _kernels
 from .._device import PLACEMENT
 from .._registry import REGISTRY
-from . import hooks
+from . import hooks, lazy
 from .autograd import grad_mode
 from .autograd.node import OpNode, _apply_vjp, _apply_vjp_full, torch_vjp
+from .storage import LazyStorage
 from .tensor import Tensor, wrap
 
 _FWD: dict = {}
@@ -130,10 +131,19 @@ def run(key, fn, args, name, saves, scalar_edges, kernel=None):
     pass over the operands: their values, and which need a gradient. ``kernel``: the
     forward kernel of ``key`` when the caller holds it (``bind.fast_call``); such a caller
     passes only tensors and Python numbers, and gets None for any other operand."""
-    vals, diff_idx, grad = [], (), _state.enabled
+    vals, diff_idx, grad, lz = [], (), _state.enabled, False
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
-            vals.append(a._value)
+            st = getattr(a, "_storage", None)  # a sparse tensor has none
+            if type(st) is LazyStorage and not a._chain:  # a recorded result (lazy.py)
+                p = st.pending
+                if p.array is None:
+                    vals.append(p)
+                    lz = True
+                else:
+                    vals.append(p.array)
+            else:
+                vals.append(a._value)
             if grad and (a.requires_grad if a._base is not None
                          else a._grad_fn is not None or a._requires_grad):
                 diff_idx += (i,)
@@ -144,8 +154,8 @@ def run(key, fn, args, name, saves, scalar_edges, kernel=None):
         else:
             vals.append(a)
     if diff_idx:
-        return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges)
-    return _forward(key, fn, vals, kernel)
+        return _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges, lz)
+    return _forward(key, fn, lazy.resolve(vals) if lz else vals, kernel)
 
 
 _SCALARS: dict = {}
@@ -208,25 +218,28 @@ def _forward(key, fn, vals, k=None):
     return wrap(out)
 
 
-def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False):
+def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False,
+                     lz=False):
+    """Record ``key``'s op on ``vals`` (``lz``: some are ``lazy.Pending``s) for autograd."""
     k = _GRAD_FWD.get(key)
     if k is None:
         if keeps_residuals(key):
             k = _GRAD_FWD[key] = False
-        else:  # the kernel, and its top-level jit for calls outside any trace
+        else:  # the kernel, its top-level jit, and both as lazy.call's entry
             fwd = _fwd_kernel(key, fn)
-            k = _GRAD_FWD[key] = (fwd, fwd.jitted())
+            top = fwd.jitted()
+            k = _GRAD_FWD[key] = (fwd, top, (key, fn, fwd, top))
     traces = _TRACES[0]
     if k is not False:  # the node recomputes in its backward (``backward_kernel``)
         vjp = None
         if hooks.RECORDER is None:
-            try:
-                out = k[1](*vals)
-            except ValueError:  # under a user's JAX trace: the kernel's own fallback
-                out = k[0](*vals)
+            out = lazy.call(k[2], vals)  # run, or recorded
+            lz = lz or type(out) is lazy.Pending
         else:
             out = k[0](*vals)
     else:
+        if lz:
+            lazy.resolve(vals)
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     if _TRACES[0] != traces and _kernels.BACKGROUND:  # new types: compile the backward now
         _backward_ahead(key, fn, vals, diff_idx, out, vjp)
@@ -274,8 +287,10 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         t = wrap(out)
         if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
             return t
-        t._grad_fn = OpNode(name, vjp, edges, tuple(diff_edges), [(t._shape, out.dtype)],
-                            saved, replay)
+        t._grad_fn = node = OpNode(name, vjp, edges, tuple(diff_edges),
+                                   [(t._shape, out.dtype)], saved, replay)
+        if lz:
+            lazy.note(node)
         return t
     outs = [wrap(o) for o in flat]
     meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
@@ -287,7 +302,10 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             t._grad_fn, t._output_nr = node, nr
             if save_out:
                 st = t._storage
-                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr), st.value))
+                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr),
+                              st.pending if type(st) is LazyStorage else st.value))
+    if lz:
+        lazy.note(node)
     return tuple(outs) if multi else outs[0]
 
 
@@ -297,8 +315,11 @@ def _backward_ahead(key, fn, vals, diff_idx, out, vjp) -> None:
     flat = out if type(out) is tuple else (out,)
     if hooks.RECORDER is not None or isinstance(flat[0], jax.core.Tracer):
         return
-    cts = tuple(o if not o.weak_type else jax.ShapeDtypeStruct(o.shape, o.dtype)
+    cts = tuple(o if not o.weak_type and type(o) is not lazy.Pending
+                else jax.ShapeDtypeStruct(o.shape, o.dtype)
                 for o in flat if _is_float(o.dtype))  # a gradient is never weakly typed
+    vals = [jax.ShapeDtypeStruct(v.shape, v.dtype, weak_type=v.weak_type)
+            if type(v) is lazy.Pending else v for v in vals]
     if vjp is None:
         backward_kernel(key, fn, diff_idx).compile_ahead(vals, cts)
     else:

@@ -26,8 +26,9 @@ import jax
 from .. import _dtypes, _strides
 from .._device import PLACEMENT
 from .._tensoriter import output_strides
-from . import dispatch, hooks
+from . import dispatch, hooks, lazy
 from .autograd import grad_mode
+from .storage import LazyStorage
 from .tensor import Tensor, wrap
 
 _FNS: dict = {}  # kernel key -> the pure function its kernel jits
@@ -113,7 +114,8 @@ def _fast_prologue(spec, dyn, req, g) -> list:
         return _checked_prologue(spec, dyn, req, g)
     g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
              _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
-             _wrap=wrap, _layout=_layout, _rest=_lane_rest, _SC=dispatch._scalar)
+             _wrap=wrap, _layout=_layout, _rest=_lane_rest, _SC=dispatch._scalar,
+             _LZ=lazy.call, _LS=LazyStorage)
     cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
     if spec.out:
         cond.append("out is None")
@@ -128,16 +130,14 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     needs = "{0}._grad_fn is not None or {0}._requires_grad or {0}._base is not None"
     grad = " or ".join([needs.format(first)] + [f"type({n}) is _T and ({needs.format(n)})"
                                                  for n in rest])
-    vals = ", ".join([f"{first}._storage.value"] + [
-        f"({n}._storage.value if type({n}) is _T else _SC({n}))" for n in rest])
+    raw = "({0}._storage.pending if type({0}._storage) is _LS else {0}._storage.value)"
+    vals = ", ".join([raw.format(first)] + [
+        f"({raw.format(n)} if type({n}) is _T else _SC({n}))" for n in rest])
     lane = ["        _e = _fc.get(_D[0])",
             f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
             "                and _H.RECORDER is None and not _PL.active",
             f"                and not (_st.enabled and ({grad}))):",
-            "            try:",
-            f"                _o = _e[3]({vals})",
-            "            except ValueError:  # under a JAX trace: the kernel's own fallback",
-            f"                _o = _e[2]({vals})",
+            f"            _o = _LZ(_e, ({vals},))  # run, or recorded (see lazy.py)",
             "            if type(_o) is tuple or _PL.blocking:",
             f"                return _rest(_spec, _o, ({ops},))",
             "            _r = _wrap(_o)"]
@@ -206,7 +206,7 @@ def fast_static_call(spec, cache, names, args, statics):
             cache.clear()
         kernel = dispatch._fwd_kernel(key, fn)
         entry = cache[ckey] = (key, fn, kernel, kernel.jitted())
-    result = _unrecorded(entry[2], entry[3], args)
+    result = _unrecorded(entry, args)
     if result is None:
         name = spec.grad_name
         if type(name) is not str:  # resolved only if a node is recorded
@@ -235,9 +235,9 @@ def fast_checked_call(spec, cache, names, args):
     entry = cache.get(ckey)
     if entry is None:
         entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
-    key, fn, kernel, keep, top = entry
+    key, fn, kernel, keep, top, lane = entry
     leaves = [args[i] for i in keep] if picked else args
-    result = _unrecorded(kernel, top, leaves)
+    result = _unrecorded(lane, leaves)
     if result is None:
         name = spec.grad_name
         if type(name) is not str:  # resolved only if a node is recorded
@@ -260,10 +260,11 @@ def _checked_entry(spec, names, picked, consts):
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
     kernel = dispatch._fwd_kernel(key, fn)
-    return key, fn, kernel, keep, kernel.jitted()
+    top = kernel.jitted()
+    return key, fn, kernel, keep, top, (key, fn, kernel, top)
 
 
-def _unrecorded(kernel, top, args):
+def _unrecorded(entry, args, record=True):
     """The lane's case for the static and checked fast paths, None where it does not
     apply: plain tensors (no view, none needing a gradient) and Python numbers, no launch
     waited for; the top-level jit runs on the values (numbers as ``dispatch.run`` passes
@@ -275,17 +276,16 @@ def _unrecorded(kernel, top, args):
             if a._chain or (enabled and (a._grad_fn is not None or a._requires_grad
                                          or a._base is not None)):
                 return None
-            vals.append(a._storage.value)
+            st = a._storage
+            vals.append(st.pending if type(st) is LazyStorage else st.value)
         elif type(a) is float or type(a) is int:
             vals.append(dispatch._scalar(a))
         else:
             return None
     if PLACEMENT.blocking:
         return None
-    try:
-        out = top(*vals)
-    except ValueError:  # under a JAX trace: the kernel's own fallback
-        out = kernel(*vals)
+    # Run, or recorded (see lazy.py); a view's read (``record=False``) runs at once.
+    out = lazy.call(entry, vals) if record else lazy.now(entry, vals)
     return tuple(wrap(o) for o in out) if type(out) is tuple else wrap(out)
 
 

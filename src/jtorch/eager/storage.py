@@ -37,3 +37,37 @@ class VersionCounter:
 
     def __init__(self):
         self.version = 0
+
+
+_SLOT = Storage.__dict__["value"]  # the slot itself, read and written without a flush
+
+
+class LazyStorage(Storage):
+    """A Storage whose value an eager op recorded but has not run yet (``lazy.Pending``).
+
+    Reading ``value`` runs the recorded ops (``lazy.flush``) and turns the storage back
+    into a plain ``Storage``; writing it does the latter. Lazy-aware fast paths read the
+    ``Pending`` through ``pending`` and record further ops on it instead."""
+
+    __slots__ = ()
+
+    pending = _SLOT
+
+    @property
+    def value(self):
+        p = _SLOT.__get__(self, Storage)
+        if p.array is None:
+            from .lazy import flush
+
+            flush()
+            if p.array is None:
+                raise RuntimeError("the recorded op that computes this tensor failed when its "
+                                   "ops ran (the error was raised then); compute it again")
+        _SLOT.__set__(self, p.array)
+        self.__class__ = Storage
+        return p.array
+
+    @value.setter
+    def value(self, new) -> None:
+        _SLOT.__set__(self, new)
+        self.__class__ = Storage

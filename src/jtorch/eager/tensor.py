@@ -19,6 +19,8 @@ from .._device import device, device_of
 from . import hooks
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
+from .lazy import Pending
+from .lazy import storage as lazy_storage
 from .storage import Storage, VersionCounter
 
 _NP2T = {d.np: d for d in D.ALL}
@@ -522,7 +524,7 @@ def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
 def wrap(value, requires_grad: bool = False) -> Tensor:
     """A fresh tensor owning a new storage that holds the JAX array ``value``."""
     t = object.__new__(Tensor)
-    t._storage = Storage(value)
+    t._storage = Storage(value) if type(value) is not Pending else lazy_storage(value)
     t._vc = VersionCounter()
     t._shape = value.shape
     t.dtype = _NP2T[value.dtype]

@@ -18,9 +18,10 @@ from .. import _kernels, _strides
 from .._device import PLACEMENT
 from ..functional import shape as S
 from ..functional.elementwise import to_dtype
-from . import dispatch, hooks
+from . import dispatch, hooks, lazy
 from .autograd import grad_mode
 from .fast_paths import _unrecorded
+from .storage import LazyStorage
 from .tensor import Tensor
 
 _READ: dict = {}
@@ -175,10 +176,10 @@ def _read_unrecorded(x: Tensor, step):
             return S.apply_chain(b, S.join_chain(structure, ()))
 
         kernel = dispatch._fwd_kernel(("read", 1, structure), fn)
-        entry = _READ_TOPS[step] = (kernel, kernel.jitted())
+        entry = _READ_TOPS[step] = (("read", 1, structure), fn, kernel, kernel.jitted())
     elif entry is False:
         return None
-    return _unrecorded(entry[0], entry[1], (x,))  # the fast paths' plain, unrecorded call
+    return _unrecorded(entry, (x,), record=False)  # the fast paths' plain, unrecorded call
 
 
 def make_views(x: Tensor, fn, geometry, kwargs_list, name: str) -> tuple:
@@ -339,8 +340,12 @@ def commit(t: Tensor, result: Tensor, *, inputs=(), internal_overlap: bool = Tru
     if node is None:
         if t._chain:
             write(t, result._value, check=False)
-        else:  # ``write``'s common case, inline
-            t._storage.value = result._value
+        else:  # ``write``'s common case, inline; a recorded result is not run for it
+            rs = result._storage
+            if type(rs) is LazyStorage and not result._chain:
+                lazy.assign(t._storage, rs)
+            else:
+                t._storage.value = result._value
             t._vc.version += 1
         return t
     if t._base is not None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ... import _kernels
 from ..._device import PLACEMENT
-from .. import dispatch, hooks
+from .. import dispatch, hooks, lazy
 from ..tensor import Tensor, wrap
 from . import fused, grad_mode
 from .node import AccumulateGrad, OpNode
@@ -168,6 +168,7 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
     """Propagate from ``roots_t``. ``capture``: {(node, nr): slot} whose grads to return."""
     if retain_graph is None:
         retain_graph = create_graph
+    lazy.flush()  # recorded ops run first: their nodes hold their results
     if hooks.RECORDER is not None:
         hooks.RECORDER.backward_called = True
     roots, seeds = _seed(roots_t, grads)

@@ -166,7 +166,7 @@ class OpNode(Node):
                 raise modified_error(vc.version, version, *self._describe(desc))
             # An ndarray value is a host copy dispatch._same_device made: never identical.
             src = desc[2]
-            if value is not None and (src.value if type(src) is Storage else src._value) \
+            if value is not None and (src.value if isinstance(src, Storage) else src._value) \
                     is not value and type(value) is not np.ndarray:
                 stale = [] if stale is None else stale
                 stale.append((desc, value))
@@ -181,7 +181,7 @@ class OpNode(Node):
 
         fresh = {}
         for (_, _, src, nr), value in stale:
-            if type(src) is Storage:
+            if isinstance(src, Storage):
                 raise RuntimeError(
                     f"jtorch cannot differentiate {self.name()}: its output {nr}, saved for "
                     "the backward, was modified through .data after the forward (PyTorch "
@@ -200,7 +200,7 @@ class OpNode(Node):
             return desc, None, 0
         dtype, shape, src, nr = desc
         text = f"torch.{D.legacy_name(dtype)}Tensor {list(shape)}"
-        if src is None or type(src) is Storage:  # a saved output: PyTorch names its node
+        if src is None or isinstance(src, Storage):  # a saved output: PyTorch names its node
             return text, self, nr
         t = src() if type(src) is weakref.ref else src
         return text, (None if t is None else t.grad_fn), (0 if t is None else t._output_nr)

@@ -1,0 +1,197 @@
+"""Lazy eager ops (``eager/lazy.py``): recorded ops give PyTorch's values, whatever reads
+them and whenever, op by op or as one fused segment program."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pytest
+from conftest import check
+
+import jtorch
+from jtorch.eager import lazy
+from jtorch.eager.storage import LazyStorage
+
+
+@pytest.fixture(params=["op by op", "fused"])
+def fuse(request, monkeypatch):
+    """Segments run op by op, or fused from their second sighting."""
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 0 if request.param == "op by op" else 2)
+    monkeypatch.setattr(lazy, "ON", True)
+    return request.param
+
+
+def _polynomial(t, steps=12):
+    x = t.linspace(-math.pi, math.pi, 200, dtype=t.float32)
+    y = t.sin(x)
+    a, b, c, d = (t.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
+    losses = []
+    for _ in range(steps):
+        y_pred = a + b * x + c * x**2 + d * x**3
+        loss = (y_pred - y).pow(2).sum()
+        losses.append(loss.item())
+        loss.backward()
+        with t.no_grad():
+            for p in (a, b, c, d):
+                p -= 1e-5 * p.grad
+                p.grad = None
+    return losses, a, b, c, d
+
+
+def test_training_loop_matches_torch(fuse):
+    check(_polynomial, rtol=1e-5, atol=1e-6)
+
+
+def test_ops_are_recorded_and_run_when_read():
+    x = jtorch.arange(6.0)
+    for _ in range(3):  # a type's first call runs; later ones are recorded
+        y = x * 2 + 1
+    assert type(y._storage) is LazyStorage
+    assert y.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0]
+    assert type(y._storage) is not LazyStorage
+
+
+def test_lazy_off_gives_the_same_bits(monkeypatch):
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 0)
+    on = _polynomial(jtorch)
+    monkeypatch.setattr(lazy, "ON", False)
+    off = _polynomial(jtorch)
+    assert on[0] == off[0]
+    for p, q in zip(on[1:], off[1:], strict=True):
+        assert p.item() == q.item()
+
+
+def _writes_after_capture(t):
+    a = t.arange(4.0)
+    out = []
+    for _ in range(3):
+        a += 1  # recorded: a's storage holds the pending sum
+        b = a * 2  # captures a's value now
+        a.mul_(10)  # a later write must not reach b
+        v = a.view(2, 2)[1]  # a view of a pending tensor
+        a.sub_(5)
+        out += [b.clone(), v.clone(), a.clone()]
+    return out
+
+
+def test_values_are_captured_at_the_op(fuse):
+    check(_writes_after_capture)
+
+
+def _reads(t):
+    x = t.linspace(0, 1, 5)
+    res = []
+    for _ in range(4):
+        y = (x + 0.5).exp()
+        res.append(float(y.sum()))  # a host read mid-loop
+        res.append(y.numpy().tolist() if t is jtorch else y.numpy().tolist())
+        res.append(repr(y * 3))
+        z = y - 1
+        res.append(z.max().item())
+    return res
+
+
+def test_host_reads_run_the_segment(fuse):
+    check(_reads)
+
+
+def _long_chain(t):
+    x = t.linspace(-1, 1, 7)
+    for i in range(3 * lazy.MAX_OPS):
+        x = x * 0.99 + 0.01 * i
+    return x
+
+
+def test_segments_longer_than_the_cap(fuse):
+    check(_long_chain, rtol=1e-5)
+
+
+def _saved_output_modified(t):
+    x = t.ones(3, requires_grad=True)
+    for _ in range(3):
+        y = (x * 2).exp()  # exp saves its output
+    y.add_(1)
+    y.sum().backward()
+
+
+def test_modified_saved_output_still_raises():
+    check(_saved_output_modified, raises=RuntimeError)
+
+
+def _shape_error(t):
+    a, b = t.ones(3), t.ones(3)
+    for _ in range(3):
+        c = a + b
+    return c + t.ones(4)
+
+
+def test_shape_errors_raise_at_the_op():
+    check(_shape_error, raises=RuntimeError)
+
+
+def _grads(t):
+    w = t.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    x = t.tensor([1.0, 2.0, 3.0])
+    out = []
+    for _ in range(4):
+        loss = ((w * x).exp() * 0.1 + w.pow(2)).sum()
+        g, = t.autograd.grad(loss, [w])
+        out.append(g)
+        with t.no_grad():
+            w.data = w.data - 0.01 * g  # a write through .data
+    return out
+
+
+def test_autograd_grad_and_data_writes(fuse):
+    check(_grads, rtol=1e-5)
+
+
+def test_read_from_another_thread():
+    x = jtorch.arange(4.0)
+    for _ in range(3):
+        y = x * 3 - 1
+    assert type(y._storage) is LazyStorage
+    seen = []
+    th = threading.Thread(target=lambda: seen.append(y.tolist()))
+    th.start()
+    th.join()
+    assert seen == [[-1.0, 2.0, 5.0, 8.0]]
+
+
+def test_read_inside_a_jax_trace():
+    """A pending value read inside ``torch.func`` and ``torch.compile`` traces runs as
+    concrete arrays: no tracer reaches the tensor that holds it."""
+    x = jtorch.arange(3.0)
+    for _ in range(3):
+        c = x * 2 + 1
+    assert type(c._storage) is LazyStorage
+
+    def f(w):
+        return (w * c).sum()
+
+    g = jtorch.func.grad(f)(jtorch.ones(3))
+    assert g.tolist() == [1.0, 3.0, 5.0]
+    assert c.tolist() == [1.0, 3.0, 5.0]
+    for _ in range(3):
+        d = x * 2 + 1
+    compiled = jtorch.compile(lambda w: w * d)
+    assert compiled(jtorch.ones(3)).tolist() == [1.0, 3.0, 5.0]
+    assert d.tolist() == [1.0, 3.0, 5.0]
+
+
+def test_fused_segment_compiles_once(monkeypatch):
+    """A repeated segment runs as one program keyed by its ops, wiring and types."""
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    x = jtorch.linspace(0, 1, 11)
+    before = sum(type(v) is list for v in lazy._SEEN.values())
+    results = []
+    for _ in range(5):
+        y = (x * 1.5 + 0.25) * x - 0.125
+        results.append(y.numpy())
+    assert sum(type(v) is list for v in lazy._SEEN.values()) == before + 1
+    expected = (np.linspace(0, 1, 11, dtype=np.float32) * 1.5 + 0.25) * np.linspace(
+        0, 1, 11, dtype=np.float32) - 0.125
+    for r in results:
+        np.testing.assert_allclose(r, expected, rtol=1e-6)
