@@ -160,6 +160,23 @@ def test_read_from_another_thread():
     assert seen == [[-1.0, 2.0, 5.0, 8.0]]
 
 
+def test_another_thread_computes_without_running_the_segment():
+    """A thread other than the main one computes the value it reads from the op's own
+    record; the main thread's segment stays pending and runs as usual."""
+    x = jtorch.arange(4.0)
+    for _ in range(3):
+        y = x * 3 - 1
+        z = y * y
+    assert type(z._storage) is LazyStorage
+    seen = []
+    th = threading.Thread(target=lambda: seen.append(z.tolist()))
+    th.start()
+    th.join()
+    assert seen == [[1.0, 4.0, 25.0, 64.0]]
+    assert type(y._storage) is LazyStorage  # still recorded: the thread ran z alone
+    assert (y + z).tolist() == [0.0, 6.0, 30.0, 72.0]
+
+
 def test_read_inside_a_jax_trace():
     """A pending value read inside ``torch.func`` and ``torch.compile`` traces runs as
     concrete arrays: no tracer reaches the tensor that holds it."""

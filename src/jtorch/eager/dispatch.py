@@ -289,8 +289,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             return t
         t._grad_fn = node = OpNode(name, vjp, edges, tuple(diff_edges),
                                    [(t._shape, out.dtype)], saved, replay)
-        if lz:
-            lazy.note(node)
+        if lz:  # its inputs are recorded results: resolved by check_saved
+            node._pending = True
         return t
     outs = [wrap(o) for o in flat]
     meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
@@ -305,7 +305,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr),
                               st.pending if type(st) is LazyStorage else st.value))
     if lz:
-        lazy.note(node)
+        node._pending = True
     return tuple(outs) if multi else outs[0]
 
 

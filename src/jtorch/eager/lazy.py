@@ -14,8 +14,9 @@ captured as values (an array, or the Pending of an earlier op of the segment).
 Recorded: single-output kernels of plain (non-view) tensors and Python numbers, on the
 main thread, without a profiler, device placement, ``torch.compile`` trace or
 ``CUDA_LAUNCH_BLOCKING`` (their callers do not reach here), not convolutions or pooling
-(their kernels compile with other options). Autograd nodes that keep a Pending as an
-input are resolved when their segment runs; a backward runs the segment first.
+(their kernels compile with other options). An autograd node that keeps a Pending (an
+input, a saved output) swaps in its array when the backward checks it
+(``OpNode.check_saved``); a backward runs the segment first.
 ``JTORCH_LAZY=0`` turns recording off.
 """
 
@@ -37,25 +38,25 @@ FUSE_AFTER = int(os.environ.get("JTORCH_LAZY_FUSE_AFTER", "20"))
 MAX_OPS = 64
 _MAIN = threading.main_thread().ident
 _ident = threading.get_ident
-_LOCK = threading.RLock()
 _EVAL = _core.EvalTrace
 
 
 class Pending:
     """The result of a recorded op: its type now, its array once its segment has run."""
 
-    __slots__ = ("aval", "shape", "dtype", "weak_type", "array", "idx")
+    __slots__ = ("aval", "shape", "dtype", "weak_type", "array", "idx", "entry", "args")
 
-    def __init__(self, aval, idx):
+    def __init__(self, aval, idx, entry, args):
         self.aval, self.shape, self.dtype = aval, aval.shape, aval.dtype
         self.weak_type, self.array, self.idx = aval.weak_type, None, idx
+        self.entry, self.args = entry, args  # until it has run: another thread may need it
 
 
 class _Segment:
-    __slots__ = ("ops", "ext", "pend", "nodes", "sig")
+    __slots__ = ("ops", "ext", "pend", "sig")
 
     def __init__(self):
-        self.ops, self.ext, self.pend, self.nodes, self.sig = [], [], [], [], []
+        self.ops, self.ext, self.pend, self.sig = [], [], [], []
 
 
 _seg = _Segment()
@@ -108,7 +109,7 @@ def call(e, vals):
             return out
         return now(e, vals)
     seg = _seg
-    p = Pending(aval, len(seg.pend))
+    p = Pending(aval, len(seg.pend), e, vals)
     refs = tuple(refs)
     seg.pend.append(p)
     seg.ops.append((e, refs))
@@ -135,10 +136,33 @@ def resolve(vals: list) -> list:
     """``vals`` with each Pending replaced by its array (in place), its segment run."""
     for i, v in enumerate(vals):
         if type(v) is Pending:
-            if v.array is None:
-                flush()
-            vals[i] = v.array
+            vals[i] = v.array if v.array is not None else array(v)
     return vals
+
+
+def array(p: Pending):
+    """``p``'s array: the main thread runs the segment; another thread computes ``p``
+    alone, from its own record, leaving the segment to the main thread."""
+    if p.array is None:
+        if _ident() == _MAIN:
+            flush()
+        else:
+            _compute(p)
+        if p.array is None:
+            raise RuntimeError("the recorded op that computes this tensor failed when its "
+                               "segment ran (the error was raised then); compute it again")
+    return p.array
+
+
+def _compute(p: Pending):
+    if p.array is None:
+        e, args = p.entry, p.args
+        vals = [(_compute(v) if type(v) is Pending else v) for v in args]
+        try:
+            p.array = e[3](*vals)
+        except ValueError:  # under a JAX trace: the kernel's own fallback
+            p.array = e[2](*vals)
+    return p.array
 
 
 def storage(p):
@@ -163,28 +187,19 @@ def assign(dst: Storage, src: LazyStorage) -> None:
     dst.__class__ = LazyStorage
 
 
-def note(node) -> None:
-    """``node`` keeps a Pending among its inputs or saved values: resolve it with them."""
-    _seg.nodes.append(node)
-
-
 def flush() -> None:
-    """Run the current segment's ops and give their holders the arrays."""
+    """Run the current segment's ops: each Pending gets its array (the storages holding it
+    take it when read). Only the main thread records, and only it runs the segment."""
     global _seg
-    with _LOCK:
-        seg = _seg
-        if not seg.ops and not seg.nodes:
-            return
-        _seg = _Segment()
-        try:
-            if type(_core.trace_ctx.trace) is _EVAL:
-                _run(seg)
-            else:  # read inside a JAX trace (torch.func, torch.compile): still concrete
-                with jax.ensure_compile_time_eval():
-                    _run(seg)
-        finally:  # the storages holding Pendings take their arrays when read
-            for node in seg.nodes:
-                _resolve(node)
+    seg = _seg
+    if not seg.ops or _ident() != _MAIN:
+        return
+    _seg = _Segment()
+    if type(_core.trace_ctx.trace) is _EVAL:
+        _run(seg)
+    else:  # read inside a JAX trace (torch.func, torch.compile): still concrete
+        with jax.ensure_compile_time_eval():
+            _run(seg)
 
 
 def _run(seg) -> None:
@@ -206,7 +221,7 @@ def _run(seg) -> None:
             if done is None or done.is_set():
                 entry[1] = None
                 for p, a in zip(pend, program(*ext), strict=True):
-                    p.array = a
+                    p.array, p.args = a, None
                 return
     it = iter(ext)
     for (e, refs), p in zip(ops, pend, strict=True):
@@ -215,6 +230,7 @@ def _run(seg) -> None:
             p.array = e[3](*args)
         except ValueError:  # under a JAX trace: the kernel's own fallback
             p.array = e[2](*args)
+        p.args = None
 
 
 def _program(ops):
@@ -229,19 +245,3 @@ def _program(ops):
         return tuple(env)
 
     return segment
-
-
-def _resolve(node) -> None:
-    """Replace the Pendings ``node`` keeps (inputs, saved values) by their arrays."""
-    replay = node._replay
-    if replay is not None:
-        vals = replay[2]
-        for i, v in enumerate(vals):
-            if type(v) is Pending and v.array is not None:
-                vals[i] = v.array
-    saved = node._saved
-    if type(saved) is list:
-        for i, entry in enumerate(saved):
-            v = entry[3]
-            if type(v) is Pending and v.array is not None:
-                saved[i] = (*entry[:3], v.array)

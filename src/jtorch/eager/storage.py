@@ -56,16 +56,14 @@ class LazyStorage(Storage):
     @property
     def value(self):
         p = _SLOT.__get__(self, Storage)
-        if p.array is None:
-            from .lazy import flush
+        a = p.array
+        if a is None:
+            from .lazy import array
 
-            flush()
-            if p.array is None:
-                raise RuntimeError("the recorded op that computes this tensor failed when its "
-                                   "ops ran (the error was raised then); compute it again")
-        _SLOT.__set__(self, p.array)
+            a = array(p)
+        _SLOT.__set__(self, a)
         self.__class__ = Storage
-        return p.array
+        return a
 
     @value.setter
     def value(self, new) -> None:

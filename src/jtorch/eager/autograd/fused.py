@@ -102,6 +102,9 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         program = _PROGRAMS.get(key)
         done = None
         if program is None:
+            for n in ops:  # recorded inputs (eager/lazy.py) become arrays
+                if n._pending:
+                    n._resolve()
             fns = [n._replay[1] for n in ops]
             program = _PROGRAMS[key] = _kernels.jit(  # a whole backward: see _kernels
                 _program(plan, fns, root_targets, len(leaves)), full_opt=True)

@@ -12,6 +12,7 @@ import numpy as np
 from ... import _dtypes as D
 from ... import _kernels
 from ..._device import PLACEMENT
+from ..lazy import Pending, array
 from ..storage import Storage
 
 _seq = itertools.count()
@@ -143,6 +144,7 @@ class OpNode(Node):
     see ``dispatch.backward_kernel``), and saved versions."""
 
     _freed = False
+    _pending = False  # True: inputs or saved values are lazy.Pendings (see check_saved)
 
     def __init__(self, name, vjp, edges, diff_edges, out_meta, saved, replay):
         self.next_functions = tuple(edges)  # Node.__init__, inline: a node per op call
@@ -160,6 +162,8 @@ class OpNode(Node):
     def check_saved(self) -> None:
         if self._freed:
             raise RuntimeError(FREED_MSG)
+        if self._pending:
+            self._resolve()
         stale = None
         for vc, version, desc, value in self._saved:
             if vc.version != version:
@@ -172,6 +176,17 @@ class OpNode(Node):
                 stale.append((desc, value))
         if stale is not None:
             self._recompute(stale)
+
+    def _resolve(self) -> None:
+        """The arrays of the recorded ops (``eager/lazy.py``) this node's inputs and saved
+        values came from, in place of their Pendings, their segment run first."""
+        vals = self._replay[2]
+        for i, v in enumerate(vals):
+            if type(v) is Pending:
+                vals[i] = array(v)
+        self._saved = [(vc, ver, desc, array(v) if type(v) is Pending else v)
+                       for vc, ver, desc, v in self._saved]
+        self._pending = False
 
     def _recompute(self, stale) -> None:
         """Saved values changed without a version bump (a write through ``.data``, which has
