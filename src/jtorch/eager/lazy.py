@@ -9,7 +9,9 @@ an op that is not recorded, a backward) or the segment reaches ``MAX_OPS``; a se
 whose signature (ops, wiring) has come ``FUSE_AFTER`` times runs as one jitted program,
 compiled on the background thread where there is one, else op by op through the ops' own
 kernels. Nothing is ever computed from a storage read later than the op: operands are
-captured as values (an array, or the Pending of an earlier op of the segment).
+captured as values (an array, or the Pending of an earlier op of the segment). A fused
+segment's results may differ from the op-by-op ones in the last bit: XLA:CPU computes a
+multiply feeding an add as one fused multiply-add.
 
 Recorded: single-output kernels of plain (non-view) tensors and Python numbers, on the
 main thread, without a profiler, device placement, ``torch.compile`` trace or
@@ -34,7 +36,10 @@ from .._device import PLACEMENT
 from .storage import _SLOT, LazyStorage, Storage
 
 ON = os.environ.get("JTORCH_LAZY", "1") != "0"
-FUSE_AFTER = int(os.environ.get("JTORCH_LAZY_FUSE_AFTER", "20"))
+# A fused segment costs its compile (tens of ms, on the background thread, whose tracing
+# holds the interpreter lock) and saves a few us per op per run: worth it from hundreds of
+# runs (a short program's 20th run fused its segments just to finish: slower overall).
+FUSE_AFTER = int(os.environ.get("JTORCH_LAZY_FUSE_AFTER", "100"))
 MAX_OPS = 64
 _MAIN = threading.main_thread().ident
 _ident = threading.get_ident
