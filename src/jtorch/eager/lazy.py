@@ -68,12 +68,18 @@ _seg = _Segment()
 _AVALS: dict = {}  # (entry id, operand types) -> the result's aval, False: not recorded
 _IDS: dict = {}  # id(entry) -> (entry, small id); holds the entries so ids stay unique
 _SEEN: dict = {}  # segment signature -> sightings, then [program, Event or None]
+_NEXT = [0]  # the first id of the current _IDS
 
 
 def _entry_id(e) -> int:
     hit = _IDS.get(id(e))
     if hit is None:
-        hit = _IDS[id(e)] = (e, len(_IDS))
+        if len(_IDS) >= 65536:  # entries that keep coming (statics that change): restart
+            _IDS.clear()
+            _AVALS.clear()
+            _SEEN.clear()
+            _NEXT[0] += 65536  # ids never repeat, so no old key meets a new entry
+        hit = _IDS[id(e)] = (e, _NEXT[0] + len(_IDS))
     return hit[1]
 
 
