@@ -53,6 +53,16 @@ def test_ops_are_recorded_and_run_when_read():
     assert type(y._storage) is not LazyStorage
 
 
+def test_large_results_run_at_once():
+    """A segment keeps every result until it runs: large ones are not recorded, so peak
+    memory stays eager's."""
+    x = jtorch.ones(1 << 19)  # 2 MiB of float32
+    for _ in range(3):
+        y = x * 2 + 1
+    assert type(y._storage) is not LazyStorage
+    assert y[:2].tolist() == [3.0, 3.0]
+
+
 def test_lazy_off_gives_the_same_bits(monkeypatch):
     monkeypatch.setattr(lazy, "FUSE_AFTER", 0)
     on = _polynomial(jtorch)

@@ -13,12 +13,12 @@ captured as values (an array, or the Pending of an earlier op of the segment). A
 segment's results may differ from the op-by-op ones in the last bit: XLA:CPU computes a
 multiply feeding an add as one fused multiply-add.
 
-Recorded: single-output kernels of plain (non-view) tensors and Python numbers, on the
-main thread, without a profiler, device placement, ``torch.compile`` trace or
-``CUDA_LAUNCH_BLOCKING`` (their callers do not reach here), not convolutions or pooling
-(their kernels compile with other options). An autograd node that keeps a Pending (an
-input, a saved output) swaps in its array when the backward checks it
-(``OpNode.check_saved``); a backward runs the segment first.
+Recorded: single-output kernels of at most ``MAX_BYTES`` (1 MiB) of result, of plain
+(non-view) tensors and Python numbers, on the main thread, without a profiler, device
+placement, ``torch.compile`` trace or ``CUDA_LAUNCH_BLOCKING`` (their callers do not
+reach here), not convolutions or pooling (their kernels compile with other options).
+An autograd node that keeps a Pending (an input, a saved output) swaps in its array when
+the backward checks it (``OpNode.check_saved``); a backward runs the segment first.
 ``JTORCH_LAZY=0`` turns recording off.
 """
 
@@ -41,6 +41,10 @@ ON = os.environ.get("JTORCH_LAZY", "1") != "0"
 # runs (a short program's 20th run fused its segments just to finish: slower overall).
 FUSE_AFTER = int(os.environ.get("JTORCH_LAZY_FUSE_AFTER", "100"))
 MAX_OPS = 64
+# Only results this small are recorded: a segment holds every result until it has run
+# (eager frees a dead one at once), so recording large ones would multiply peak memory,
+# and dispatch, what recording saves, is a small part of a large op's time.
+MAX_BYTES = 1 << 20
 _MAIN = threading.main_thread().ident
 _ident = threading.get_ident
 _EVAL = _core.EvalTrace
@@ -113,7 +117,8 @@ def call(e, vals):
     if not aval:
         if aval is None:  # first sight: run it, and learn its result's type
             out = now(e, vals)
-            ok = type(out) is ArrayImpl and not _kernels.full_optimisation(e[0])
+            ok = type(out) is ArrayImpl and out.nbytes <= MAX_BYTES and not (
+                _kernels.full_optimisation(e[0]))
             if len(_AVALS) > 8192:
                 _AVALS.clear()
             _AVALS[akey] = out.aval if ok else False
