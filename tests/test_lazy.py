@@ -53,6 +53,20 @@ def test_ops_are_recorded_and_run_when_read():
     assert type(y._storage) is not LazyStorage
 
 
+def test_device_and_like_factories_do_not_run_the_segment():
+    """A tensor's device is known without its value (the CPU until something is placed
+    on an accelerator), so ``randn_like`` & co. of a recorded result leave it recorded."""
+    x = jtorch.arange(6.0)
+    for _ in range(3):
+        y = (x * 2).exp()
+    assert type(y._storage) is LazyStorage
+    assert y.device == jtorch.device("cpu") and y.is_cuda is False
+    z = jtorch.randn_like(y) + jtorch.zeros_like(y)
+    assert type(y._storage) is LazyStorage
+    assert z.shape == y.shape and z.device.type == "cpu"
+    np.testing.assert_allclose(y.numpy(), np.exp(np.arange(6.0) * 2), rtol=1e-6)
+
+
 def test_large_results_run_at_once():
     """A segment keeps every result until it runs: large ones are not recorded, so peak
     memory stays eager's."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtypes as D
 from .. import _strides
-from .._device import device, device_of
+from .._device import CPU, PLACEMENT, device, device_of
 from . import hooks
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
@@ -175,7 +175,11 @@ class Tensor:
     @property
     def _device(self) -> device:
         # Derived from where the data lives, so it is true by construction; assignments
-        # (``t._device = ...``) are ignored: moving data is what moves a tensor.
+        # (``t._device = ...``) are ignored: moving data is what moves a tensor. Until
+        # something is placed on an accelerator every tensor is on the CPU: no read (a
+        # read would run a recorded op's segment, ``lazy``).
+        if not PLACEMENT.active:
+            return CPU
         return device_of(self._storage.value)
 
     @_device.setter
@@ -184,6 +188,8 @@ class Tensor:
 
     @property
     def device(self) -> device:
+        if not PLACEMENT.active:
+            return CPU
         return device_of(self._storage.value)
 
     @property
