@@ -45,7 +45,7 @@ def _is_float(np_dtype) -> bool:
 def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
-        k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key))
+        k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key, True))
     return k
 
 
@@ -68,7 +68,8 @@ def _vjp_kernel(key, fn, diff_idx):
     k = _VJP.get((key, diff_idx))
     if k is None:
         k = _VJP[(key, diff_idx)] = _kernels.jit(fwd_vjp(fn, diff_idx),
-                                                 full_opt=_kernels.full_optimisation(key))
+                                                 full_opt=_kernels.full_optimisation(key,
+                                                                                     True))
     return k
 
 
