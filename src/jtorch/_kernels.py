@@ -10,10 +10,11 @@ time again (an LSTM layer's forward and backward 1.0 -> 0.57 s; the LSTM languag
 cold run 22.7 -> 14.8 s), while steady steps stayed within run-to-run noise (MLP, CNN,
 LSTM steps). The gradients of convolutions and pooling, and transposed convolutions, keep
 LLVM's default level (``full_optimisation``): a transposed convolution runs 4x slower at
-level 1 or 2, pooling's gradient up to 15% slower. So do the few big programs compiled once and run every step (an
-optimizer's parameter-group update, a fused backward: ``jit(fn, full_opt=True)``), whose
-loops over whole parameter sets ran the MLP step about 25% slower at level 1. Programs compiled by
-``torch.compile`` keep XLA's defaults. ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
+level 1 or 2, pooling's gradient up to 15% slower. So do the few big programs compiled
+once and run every step (an optimizer's parameter-group update, a fused backward:
+``jit(fn, full_opt=True)``), whose loops over whole parameter sets ran the MLP step about
+25% slower at level 1. Programs compiled by ``torch.compile`` keep XLA's defaults.
+``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
 defined at import start no JAX backend). JAX accepts compiler options only on a top-level
