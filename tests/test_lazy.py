@@ -70,11 +70,15 @@ def test_device_and_like_factories_do_not_run_the_segment():
 def test_large_results_run_at_once():
     """A segment keeps every result until it runs: large ones are not recorded, so peak
     memory stays eager's."""
-    x = jtorch.ones(1 << 19)  # 2 MiB of float32
+    x = jtorch.ones(lazy.MAX_BYTES // 4 + 1)  # float32: one element past the limit
     for _ in range(3):
         y = x * 2 + 1
     assert type(y._storage) is not LazyStorage
     assert y[:2].tolist() == [3.0, 3.0]
+    small = jtorch.ones(lazy.MAX_BYTES // 4)
+    for _ in range(3):
+        y = small * 2 + 1
+    assert type(y._storage) is LazyStorage
 
 
 def test_lazy_off_gives_the_same_bits(monkeypatch):
