@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import numpy as np
 import pytest
 from conftest import check, counting_compiles, raising
@@ -666,6 +667,32 @@ def test_new_shapes_from_the_host_compile_nothing():
             jtorch.eye(n), jtorch.eye(n, 3, dtype=jtorch.int64), jtorch.eye(m=2, n=n)
             jtorch.nn.Linear(n, 2)  # parameter initialisation: one draw kernel per bucket
     assert compiles == []
+
+
+def test_parameter_fills_of_any_size_share_one_program():
+    """normal_/uniform_ on parameters draw in chunks of one size on the CPU backend: once
+    the first model compiled its draws, models with bigger parameters compile nothing, and
+    every chunk is a fresh draw (no repeated values), reproducible under manual_seed."""
+    if jax.default_backend() != "cpu":
+        pytest.skip("the chunked fills are the CPU backend's")
+    jtorch.nn.Linear(3, 2)
+    jtorch.nn.init.normal_(jtorch.empty(3))
+    with counting_compiles() as compiles:
+        for n in (130, 385, 513):  # 16k+ to 65k+ values: three power-of-two buckets before
+            layer = jtorch.nn.Linear(n, 128)
+            jtorch.nn.init.normal_(layer.weight, std=0.02)
+    assert compiles == []
+    jtorch.manual_seed(3)
+    w = jtorch.empty(5, 10000).normal_()
+    jtorch.manual_seed(3)
+    again = jtorch.empty(5, 10000).normal_()
+    values = w.numpy().ravel()
+    np.testing.assert_array_equal(values, again.numpy().ravel())
+    first, second = values[:1 << 14], values[1 << 14:2 << 14]
+    assert np.count_nonzero(first == second) < 5  # each chunk of 16k values a fresh draw
+    assert abs(values.mean()) < 0.02 and abs(values.std() - 1) < 0.02
+    u = jtorch.empty(70000).uniform_(-2, 3).numpy()
+    assert u.min() >= -2 and u.max() < 3 and abs(u.mean() - 0.5) < 0.03
 
 
 @pytest.mark.parametrize("make", [

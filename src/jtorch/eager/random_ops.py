@@ -251,13 +251,17 @@ def _random_inplace(spec):
 
 
 # The fills that initialise parameters (nn.init, reset_parameters). A sampling kernel takes
-# XLA:CPU 0.1-1 s to compile, once per shape, so a model paid it for every distinct
-# parameter shape on a cold start. These fills draw from a kernel keyed only by a
-# power-of-two element count instead, at least _MIN_BUCKET (shared by every shape up to
-# it, and by every model through the on-disk cache), then take the first numel values in
-# the tensor's shape (on the CPU backend a host copy, not a slicing program per shape).
+# XLA:CPU 0.1-0.3 s to compile, once per shape, so a model paid it for every distinct
+# parameter shape on a cold start. On the CPU backend these fills draw in chunks of one of
+# two sizes (_CHUNK values, or _BIG_CHUNK for tensors of that many and more), each chunk
+# from the fill's key folded with the chunk's index, and join the chunks on the host: one
+# program per sampler and dtype for every parameter of most models (a GPT's embedding and
+# layer weights needed two bucket sizes, so four programs, before), shared with every other
+# model through the on-disk cache. Elsewhere they draw from a kernel keyed by a
+# power-of-two element count, at least _CHUNK, and take the first numel values.
 _BUCKETED = {"uniform_", "normal_"}
-_MIN_BUCKET = 1 << 14  # a draw of 16k values takes ~0.3 ms; a kernel ~0.13 s to compile
+_CHUNK = 1 << 14  # a draw of 16k values takes ~0.3 ms; a kernel 0.1-0.3 s to compile
+_BIG_CHUNK = 1 << 20  # ~20 ms a draw: the chunk calls' overhead is lost in it
 _FILLS: dict = {}
 
 
@@ -271,21 +275,36 @@ def _bucketable(x) -> bool:
             and not (grad_mode._state.enabled and x.requires_grad))
 
 
-def _bucketed_fill(fn, x, key, counter, ops):
-    n, dtype = x.numel(), x.dtype.np
-    bucket = max(_MIN_BUCKET, 1 << (n - 1).bit_length())
-    kernel = _FILLS.get((fn, bucket, dtype))
+def _fill_kernel(fn, size: int, dtype, chunked: bool):
+    kernel = _FILLS.get((fn, size, dtype, chunked))
     if kernel is None:
-        def draw_flat(k, c, *o):
-            return fn(jax.random.fold_in(k, c), jax.numpy.zeros((bucket,), dtype), *o)
+        if chunked:
+            def draw_chunk(k, c, i, *o):
+                key = jax.random.fold_in(jax.random.fold_in(k, c), i)
+                return fn(key, jax.numpy.zeros((size,), dtype), *o)
 
-        kernel = _FILLS[(fn, bucket, dtype)] = _kernels.jit(draw_flat)
+            kernel = _kernels.jit(draw_chunk)
+        else:
+            def draw_flat(k, c, *o):
+                return fn(jax.random.fold_in(k, c), jax.numpy.zeros((size,), dtype), *o)
+
+            kernel = _kernels.jit(draw_flat)
+        _FILLS[(fn, size, dtype, chunked)] = kernel
+    return kernel
+
+
+def _bucketed_fill(fn, x, key, counter, ops):
     from .tensor import wrap
 
-    flat = kernel(key, counter, *ops)
-    if _kernels.host_fills():  # a copy on the host: no slicing program per shape
-        return wrap(_kernels.device_array(np.array(np.asarray(flat)[:n]).reshape(x.shape)))
-    return wrap(_first(flat, n, tuple(x.shape)))
+    n, dtype = x.numel(), x.dtype.np
+    if _kernels.host_fills():  # chunks joined on the host: no program per shape or size
+        size = _BIG_CHUNK if n >= _BIG_CHUNK else _CHUNK
+        kernel = _fill_kernel(fn, size, dtype, True)
+        flat = np.concatenate([np.asarray(kernel(key, counter, np.uint32(i), *ops))
+                               for i in range(-(-n // size))])
+        return wrap(_kernels.device_array(flat[:n].reshape(x.shape)))
+    kernel = _fill_kernel(fn, max(_CHUNK, 1 << (n - 1).bit_length()), dtype, False)
+    return wrap(_first(kernel(key, counter, *ops), n, tuple(x.shape)))
 
 
 @_kernels.jit(static_argnums=(1, 2))

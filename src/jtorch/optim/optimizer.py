@@ -327,8 +327,8 @@ def _kernel(update, statics: tuple):
         def group_step(params, grads, states, hyper):
             return [one(p, g, s, **hyper) for p, g, s in zip(params, grads, states, strict=True)]
 
-        # Whole parameter groups: LLVM's full optimisation pays for itself (see _kernels).
-        k = _KERNELS[(update, statics)] = _kernels.jit(group_step, full_opt=True)
+        # One loop per parameter: XLA's own options compile and run it best (see _kernels).
+        k = _KERNELS[(update, statics)] = _kernels.jit(group_step, xla_defaults=True)
     return k
 
 
