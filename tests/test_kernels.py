@@ -90,6 +90,39 @@ def test_convolution_kernels_keep_full_optimisation():
     assert x.grad.shape == x.shape
 
 
+def test_optimizer_group_updates_compile_with_xla_defaults(monkeypatch):
+    """An optimizer's update of a big parameter group is built with XLA's own options (its
+    fusion emitters: see _kernels); a small group's and other kernels with the eager
+    options (a small group's at LLVM's default level)."""
+    from jtorch.optim import optimizer
+
+    seen = []
+    real = jax.jit
+
+    def spy(fn, **kw):
+        seen.append((fn, kw.get("compiler_options")))
+        return real(fn, **kw)
+
+    monkeypatch.setattr(jax, "jit", spy)
+    def update(p, g, s, lr, probe):
+        return p - lr * g, s
+
+    def options(kernel):  # those of the jit the kernel calls (the last one built for it)
+        return [o for fn, o in seen if fn is kernel.__wrapped__][-1]
+
+    x = jnp.ones(3)
+    small, big = (optimizer._kernel(update, (("probe", 1),), n) for n in (2, optimizer._MANY))
+    for step, n in ((small, 2), (big, optimizer._MANY)):
+        out = step([x * 3] * n, [x] * n, [{}] * n, {"lr": 0.5})
+        np.testing.assert_array_equal(np.asarray(out[-1][0]), np.full(3, 2.5))
+    plain = _kernels.jit(lambda x: x * 2)
+    plain(x)
+    assert options(big) is None
+    if jax.default_backend() == "cpu":
+        assert options(small) == {"xla_cpu_use_fusion_emitters": False}
+        assert options(plain) == _kernels.options()
+
+
 def test_training_keeps_uncommitted_arrays_so_kernels_compile_once():
     """jit compiles a kernel again when an argument turns committed. Parameters, gradients
     and optimizer state created on the default device stay uncommitted through backward

@@ -414,7 +414,7 @@ def test_hyperparameter_changes_do_not_recompile():
     sched = jtorch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=2)
     train(jtorch, opt, w, b, 2)  # the first step (no momentum buffer yet), then the rest
     kernel = O._KERNELS[(jtorch.functional.optim.sgd, (("maximize", False), ("nesterov", False),
-                                                      ("use_momentum", True)))]
+                                                      ("use_momentum", True)), False)]
     compiled = kernel._cache_size()
     for _ in range(6):  # lr and momentum change at every step
         train(jtorch, opt, w, b, 1)
