@@ -111,8 +111,8 @@ def test_optimizer_group_updates_compile_with_xla_defaults(monkeypatch):
         return [o for fn, o in seen if fn is kernel.__wrapped__][-1]
 
     x = jnp.ones(3)
-    small, big = (optimizer._kernel(update, (("probe", 1),), n) for n in (2, optimizer._MANY))
-    for step, n in ((small, 2), (big, optimizer._MANY)):
+    small, big = (optimizer._kernel(update, (("probe", 1),), n) for n in (2, _kernels.MANY))
+    for step, n in ((small, 2), (big, _kernels.MANY)):
         out = step([x * 3] * n, [x] * n, [{}] * n, {"lr": 0.5})
         np.testing.assert_array_equal(np.asarray(out[-1][0]), np.full(3, 2.5))
     plain = _kernels.jit(lambda x: x * 2)

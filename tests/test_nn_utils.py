@@ -87,11 +87,13 @@ def test_clip_grad_norm_many_shapes_in_place(dtype):
 
 @pytest.mark.parametrize("norm_type", [2.0, math.inf, 0])
 def test_clip_grad_norm_of_many_gradients_and_an_empty_one(norm_type):
-    """One kernel takes the norm over all elements at once; the 0 "norm" (a count of
-    nonzero per-gradient norms) and an empty gradient keep the per-gradient form."""
+    """One kernel takes the norm over all elements at once (with XLA's defaults from
+    _kernels.MANY gradients on); the 0 "norm" (a count of nonzero per-gradient norms) and an
+    empty gradient keep the per-gradient form."""
     def prog(t):
         out = []
-        for shapes in ([(3,), (2, 2), (5, 1), ()], [(3,), (0,), (2, 2)]):
+        for shapes in ([(3,), (2, 2), (5, 1), ()], [(3,), (0,), (2, 2)],
+                       [(i % 4 + 1, 3) if i % 2 else (i + 2,) for i in range(18)]):
             ps = [t.nn.Parameter(t.zeros(s)) for s in shapes]
             for i, p in enumerate(ps):
                 p.grad = t.linspace(-1, 2 + i, p.numel()).reshape(p.shape)

@@ -13,12 +13,13 @@ LLVM's default level (``full_optimisation``): a transposed convolution runs 4x s
 level 1 or 2, pooling's gradient up to 15% slower. So do the few big programs compiled
 once and run every step (an optimizer's update of a parameter group, a fused backward:
 ``jit(fn, full_opt=True)``), whose loops over whole parameter sets ran the MLP step about
-25% slower at level 1. The update of a group of 16 parameters or more keeps XLA's fusion
-emitters too (``jit(fn, xla_defaults=True)``): one independent loop per parameter, and
-many of them compile 2-3x faster with the emitters (a GPT's AdamW groups of 34 and 18
-parameters: 1.95 -> 0.65 s and 1.42 -> 0.98 s of CPU time), where a few compile about 25%
-slower (the digits CNN's: 0.70 -> 0.89 s); both run as fast. Programs compiled by
-``torch.compile`` keep XLA's defaults.
+25% slower at level 1. The update of a group of ``MANY`` (16) parameters or more, and
+``clip_grad_norm_`` of as many gradients, keep XLA's fusion emitters too (``jit(fn,
+xla_defaults=True)``): one independent loop per tensor, and many of them compile 2-3x
+faster with the emitters (a GPT's AdamW groups of 34 and 18 parameters: 1.95 -> 0.65 s
+and 1.42 -> 0.98 s of CPU time), where a few compile about 25% slower (the digits CNN's
+10: 0.70 -> 0.89 s); both run as fast. Programs compiled by ``torch.compile`` keep XLA's
+defaults.
 ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
@@ -56,6 +57,7 @@ import jax.numpy as jnp
 import numpy as np
 
 _CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 1}
+MANY = 16  # tensors from which a program of one loop per tensor gets XLA's defaults
 _options: dict | None = None
 
 

@@ -316,12 +316,11 @@ def _cast(param: Tensor, value, key=None):
 # ------------------------------------------------------------------ functional optimizers
 
 _KERNELS: dict = {}
-_MANY = 16  # parameters in a group from which its update compiles best with XLA's defaults
 
 
 def _kernel(update, statics: tuple, n: int):
     """The jitted step of a whole group of ``n`` parameters: ``update`` mapped over them."""
-    many = n >= _MANY
+    many = n >= _kernels.MANY
     k = _KERNELS.get((update, statics, many))
     if k is None:
         one = functools.partial(F.real_view(update), **dict(statics))

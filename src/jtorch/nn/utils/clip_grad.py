@@ -129,11 +129,14 @@ _CLIP: dict = {}
 def _clip_fused(grads, max_norm: float, norm_type: float, error_if_nonfinite: bool):
     """One kernel per gradient list's shapes instead of a norm per gradient, a stack, the
     coefficient and a multiplication per gradient: fewer programs to compile (one per
-    model, not one per parameter shape) and one dispatch a step."""
-    kernel = _CLIP.get(norm_type)
+    model, not one per parameter shape) and one dispatch a step. Many gradients compile
+    faster with XLA's fusion emitters (a GPT's 52: 0.34 -> 0.21 s of CPU time; see
+    ``_kernels.MANY``)."""
+    many = len(grads) >= _kernels.MANY
+    kernel = _CLIP.get((norm_type, many))
     if kernel is None:
-        kernel = _CLIP[norm_type] = _kernels.jit(
-            functools.partial(_clip_kernel, norm_type=norm_type))
+        kernel = _CLIP[(norm_type, many)] = _kernels.jit(
+            functools.partial(_clip_kernel, norm_type=norm_type), xla_defaults=many)
     total, scaled = kernel([g._value for g in grads], max_norm)
     total = wrap(total)
     if error_if_nonfinite and not bool(jnp.isfinite(total._value)):
