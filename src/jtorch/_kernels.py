@@ -15,7 +15,7 @@ once and run every step (an optimizer's update of a parameter group, a fused bac
 ``jit(fn, full_opt=True)``), whose loops over whole parameter sets ran the MLP step about
 25% slower at level 1. The update of a group of ``MANY`` (16) parameters or more, and
 ``clip_grad_norm_`` of as many gradients, keep XLA's fusion emitters too (``jit(fn,
-xla_defaults=True)``): one independent loop per tensor, and many of them compile 2-3x
+xla_defaults=True)``): one independent loop per tensor, and many of them compile 1.5-3x
 faster with the emitters (a GPT's AdamW groups of 34 and 18 parameters: 1.95 -> 0.65 s
 and 1.42 -> 0.98 s of CPU time), where a few compile about 25% slower (the digits CNN's
 10: 0.70 -> 0.89 s); both run as fast. Programs compiled by ``torch.compile`` keep XLA's

@@ -329,7 +329,7 @@ def _kernel(update, statics: tuple, n: int):
             return [one(p, g, s, **hyper) for p, g, s in zip(params, grads, states, strict=True)]
 
         # One loop per parameter at LLVM's full optimisation; a big group's many small loops
-        # compile 2-3.5x faster with XLA's fusion emitters, a small group's ~20% slower
+        # compile 1.5-3x faster with XLA's fusion emitters, a small group's ~25% slower
         # (see _kernels).
         k = _kernels.jit(group_step, xla_defaults=True) if many else (
             _kernels.jit(group_step, full_opt=True))
