@@ -275,21 +275,15 @@ def _bucketable(x) -> bool:
             and not (grad_mode._state.enabled and x.requires_grad))
 
 
-def _fill_kernel(fn, size: int, dtype, chunked: bool):
-    kernel = _FILLS.get((fn, size, dtype, chunked))
+def _fill_kernel(fn, size: int, dtype):
+    """``size`` values of sampler ``fn`` from the fill's key folded with a chunk index."""
+    kernel = _FILLS.get((fn, size, dtype))
     if kernel is None:
-        if chunked:
-            def draw_chunk(k, c, i, *o):
-                key = jax.random.fold_in(jax.random.fold_in(k, c), i)
-                return fn(key, jax.numpy.zeros((size,), dtype), *o)
+        def draw_chunk(k, c, i, *o):
+            key = jax.random.fold_in(jax.random.fold_in(k, c), i)
+            return fn(key, jax.numpy.zeros((size,), dtype), *o)
 
-            kernel = _kernels.jit(draw_chunk)
-        else:
-            def draw_flat(k, c, *o):
-                return fn(jax.random.fold_in(k, c), jax.numpy.zeros((size,), dtype), *o)
-
-            kernel = _kernels.jit(draw_flat)
-        _FILLS[(fn, size, dtype, chunked)] = kernel
+        kernel = _FILLS[(fn, size, dtype)] = _kernels.jit(draw_chunk)
     return kernel
 
 
@@ -299,12 +293,12 @@ def _bucketed_fill(fn, x, key, counter, ops):
     n, dtype = x.numel(), x.dtype.np
     if _kernels.host_fills():  # chunks joined on the host: no program per shape or size
         size = _BIG_CHUNK if n >= _BIG_CHUNK else _CHUNK
-        kernel = _fill_kernel(fn, size, dtype, True)
+        kernel = _fill_kernel(fn, size, dtype)
         flat = np.concatenate([np.asarray(kernel(key, counter, np.uint32(i), *ops))
                                for i in range(-(-n // size))])
         return wrap(_kernels.device_array(flat[:n].reshape(x.shape)))
-    kernel = _fill_kernel(fn, max(_CHUNK, 1 << (n - 1).bit_length()), dtype, False)
-    return wrap(_first(kernel(key, counter, *ops), n, tuple(x.shape)))
+    kernel = _fill_kernel(fn, max(_CHUNK, 1 << (n - 1).bit_length()), dtype)
+    return wrap(_first(kernel(key, counter, np.uint32(0), *ops), n, tuple(x.shape)))
 
 
 @_kernels.jit(static_argnums=(1, 2))
