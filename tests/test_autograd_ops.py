@@ -47,7 +47,8 @@ def test_setitem_on_leaf_requiring_grad():
 
 
 @pytest.mark.parametrize("case", ["saved_input", "saved_output_exp", "unsaved_input",
-                                  "unsaved_add", "bumped_twice", "const_factor"])
+                                  "unsaved_add", "bumped_twice", "const_factor",
+                                  "index_select_input"])
 def test_saved_tensor_modified_inplace(case):
     def prog(torch):
         x = _x(torch)
@@ -68,6 +69,9 @@ def test_saved_tensor_modified_inplace(case):
             y = a * 2
             a.mul_(2)
             a.mul_(2)
+        elif case == "index_select_input":  # its gradient needs the index, not the input
+            y = a.index_select(0, torch.tensor([1, 0, 1]))
+            a.add_(1)
         else:  # mul saves an operand only for the other operand's gradient
             y = a * torch.tensor(B23)
             a.add_(1)

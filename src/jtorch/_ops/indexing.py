@@ -61,7 +61,8 @@ def _enough_source(operands, statics):
             raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
-op("index_select", indexing.index_select, static=("dim",), out=True,
+# PyTorch's gradient of index_select keeps the index, not the input: the input may change
+op("index_select", indexing.index_select, static=("dim",), out=True, saves="others",
    extra={"check": _dim_bounds("index out of range in self", False)})
 op("index_copy", indexing.index_copy, static=("dim",), inplace=True, extra={"check": _dim_bounds(
     "index_copy_(): index {i} is out of bounds for dimension {d} with size {n}", False)})
