@@ -212,6 +212,77 @@ def test_long_packed_sequences_compile_one_kernel():
                    _long_packed_run([37, 20, 30], with_hx=True)), rtol=1e-6, atol=1e-8)
 
 
+def _unpack_run(change):
+    """An LSTM on a packed batch whose data or padded source ``change`` touches first."""
+    def run(t, m):
+        x = _leaf(t, X)
+        source = x * 1.0
+        packed = t.nn.utils.rnn.pack_padded_sequence(source, [3, 1])
+        leaves = change(t, source, packed, [x])
+        out, states = m(packed)
+        padded = t.nn.utils.rnn.pad_packed_sequence(out, padding_value=0.5, total_length=4)
+        return (padded, states), leaves
+
+    return run
+
+
+def _write_data(t, source, packed, leaves):
+    packed.data.mul_(2)
+    return leaves
+
+
+def _write_source(t, source, packed, leaves):
+    source.add_(1)
+    return leaves
+
+
+def _watch_data(t, source, packed, leaves):
+    packed.data.retain_grad()
+    return [*leaves, packed.data]
+
+
+@pytest.mark.parametrize("change", [_write_data, _write_source, _watch_data],
+                         ids=["data_written", "source_written", "data_retains_grad"])
+def test_packed_data_written_or_watched_unpacks_from_the_data(change):
+    """A packed batch unpacks from the padded batch it was packed from only while that
+    holds the data's values and nobody watches the data's gradient: written in place since
+    (the data or the source), or with ``retain_grad`` on the data, it unpacks from the
+    data, as PyTorch always does."""
+    check(_program(lambda t: t.nn.LSTM(3, 4, dtype=t.float64), _unpack_run(change)),
+          rtol=1e-6, atol=1e-8)
+
+
+def test_packed_batches_of_new_total_lengths_share_kernels():
+    """An RNN unpacks its packed input, and ``pad_packed_sequence`` its packed output, by
+    masking the padded batch it came from: a batch whose lengths add up to a new total
+    compiles only the gathers of its packed data, no unpacking, RNN or backward kernel."""
+    from jtorch import _kernels
+    from jtorch.eager import dispatch
+
+    def op(key):
+        while type(key) is tuple and type(key[0]) is tuple:
+            key = key[0]
+        return key[0]
+
+    def compiled():
+        _kernels.wait_ahead()  # backward kernels compile ahead on a background thread
+        return sum(k._cache_size() for table in (dispatch._FWD, dispatch._VJP, dispatch._BWD)
+                   for key, k in table.items() if op(key) != "index_select")
+
+    rnn = jtorch.nn.utils.rnn
+    m = jtorch.nn.LSTM(3, 5, batch_first=True)
+    sizes = []
+    for lengths in ([7, 5, 2], [7, 4, 2], [6, 7, 3], [7, 1, 1]):
+        x = jtorch.randn(3, 9, 3, requires_grad=True)
+        packed = rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        out, _ = m(packed)
+        padded, _ = rnn.pad_packed_sequence(out, batch_first=True, total_length=9)
+        padded.sum().backward()
+        sizes.append(compiled())
+    assert len(set(sizes)) == 1, sizes
+    assert x.grad[0, 7:].abs().sum().item() == 0  # the padding gets no gradient
+
+
 def test_dropout_between_layers_in_training():
     """p=1 zeroes every layer's output but the last: deterministic, so comparable. The
     evaluation run (no dropout) also checks a two-layer LSTM with given (h0, c0)."""

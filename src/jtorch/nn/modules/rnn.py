@@ -5,7 +5,9 @@ PackedSequence in and out).
 A whole stack runs as one cached kernel (``functional/rnn.py``); with dropout between
 layers in training mode it runs one layer per kernel with ``F.dropout`` in between. A
 PackedSequence runs on its padded, length-sorted form with a per-sequence length mask and
-is packed again; final states are those at each sequence's true length.
+is packed again; final states are those at each sequence's true length. The padded form
+is the batch the sequence was packed from, masked, where ``nn.utils.rnn`` remembers it
+(see there): no kernel then depends on the packed data's length.
 
 A packed batch longer than ``_CHUNK`` steps runs in chunks of ``_CHUNK`` steps, the state
 carried from one kernel call to the next (the reverse direction from the last chunk to the
@@ -33,7 +35,7 @@ from ...eager.bind import bound
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from ..utils.rnn import PackedSequence, _host_lengths, _unpack, pack_padded_sequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -167,7 +169,7 @@ class RNNBase(Module):
 
     def _batch(self, input, batch_sizes) -> int:
         if batch_sizes is not None:
-            return int(batch_sizes[0])
+            return int(_host_lengths(batch_sizes)[0])  # no kernel per packed length
         return input.size(0) if self.batch_first else input.size(1)
 
     def get_expected_hidden_size(self, input, batch_sizes) -> tuple[int, int, int]:
@@ -266,17 +268,17 @@ class RNNBase(Module):
         sizes = (real_hidden, self.hidden_size) if lstm else (self.hidden_size,)
         if isinstance(input, PackedSequence):
             data, batch_sizes, sorted_indices, unsorted_indices = input
-            batch = int(batch_sizes[0])
+            batch = int(_host_lengths(batch_sizes)[0])
             if hx is None:
                 hx = tuple(self._zeros(data, batch, s) for s in sizes)
             else:
                 hx = tuple(self.permute_hidden(h, sorted_indices) for h in hx)
             self._check_all(data, hx, batch_sizes)
-            padded, lengths = pad_packed_sequence(PackedSequence(data, batch_sizes),
-                                                  total_length=_padded_steps(len(batch_sizes)))
+            padded, lengths = _unpack(input, False, 0.0, _padded_steps(len(batch_sizes)))
             out = self._run(padded, hx, lengths, False)
             packed = pack_padded_sequence(out[0], lengths)
             output = PackedSequence(packed.data, batch_sizes, sorted_indices, unsorted_indices)
+            output._padded = packed._padded  # unpacking the output needs no gather either
             return output, tuple(self.permute_hidden(h, unsorted_indices) for h in out[1:])
         if input.dim() not in (2, 3):
             tensor = " tensor" if kind == "RNN" else ""

@@ -4,6 +4,16 @@ Packing and unpacking are single gathers (over a flattened batch, or the packed 
 padding row, with an index computed on the host from the lengths), so both are
 differentiable like PyTorch's.
 
+A packed batch's data has as many rows as its lengths add up to, so every kernel that
+reads or writes it compiles again for each new total (a text model's every batch). A
+``PackedSequence`` made by ``pack_padded_sequence`` therefore remembers the padded batch
+it was gathered from: unpacking it (``pad_packed_sequence``, and an RNN reading its
+input) masks that batch's padding instead of gathering the data, in kernels of the
+padded shape only, with the same values and gradients. The data is gathered all the
+same (it is the ``PackedSequence``'s first field), but when nothing reads it, nothing
+differentiates through it either. Written in place since (the batch or the data), or with
+a hook or ``retain_grad`` on the data, a sequence unpacks from its data as before.
+
 Differences from PyTorch: ``unpad_sequence`` does not transpose its input in place.
 """
 
@@ -149,6 +159,39 @@ def _pack(input, lengths: np.ndarray, batch_first: bool):
     return data, jt.tensor(batch_sizes.astype(np.int64))
 
 
+def _remember(packed: PackedSequence, padded, lengths: np.ndarray, batch_first: bool):
+    """Note on ``packed`` the (length-sorted) padded batch its data was gathered from."""
+    packed._padded = (padded, padded._version, packed.data, packed.data._version, lengths,
+                      batch_first)
+    return packed
+
+
+def _padded_form(sequence, steps: int, padding_value: float):
+    """``sequence`` unpacked (time-major, sorted, ``steps`` long) from the padded batch it
+    was packed from, its padding masked with ``padding_value``; None where that batch is
+    unknown or no longer holds the data's values (see the module's docstring)."""
+    jt = _jt()
+    memo = getattr(sequence, "_padded", None)
+    if memo is None:
+        return None
+    padded, version, data, data_version, lengths, batch_first = memo
+    if (data is not sequence.data or data._version != data_version or
+            padded._version != version or not data.is_floating_point()):
+        return None
+    node = data.grad_fn
+    if node is not None and (data._retains_grad or node._pre_hooks):
+        return None  # the user watches the data's gradient: it must flow through the data
+    x = padded.transpose(0, 1) if batch_first else padded
+    have = x.shape[0]
+    if steps <= have:
+        x = x[:steps]
+    else:
+        x = jt.nn.functional.pad(x, (0, 0) * (x.dim() - 1) + (0, steps - have))
+    pad = np.arange(steps)[:, None] >= lengths[None, :]
+    return x.masked_fill(jt.tensor(pad.reshape(pad.shape + (1,) * (x.dim() - 2))),
+                         padding_value)
+
+
 def pack_padded_sequence(input, lengths, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (``T x B x *``, or ``B x T x *`` with ``batch_first``)."""
@@ -161,12 +204,23 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
         sorted_indices = jt.tensor(order.astype(np.int64))
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     data, batch_sizes = _pack(input, host, batch_first)
-    return PackedSequence(data, batch_sizes, sorted_indices, None)
+    return _remember(PackedSequence(data, batch_sizes, sorted_indices, None), input, host,
+                     batch_first)
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                         padding_value: float = 0.0, total_length: int | None = None):
     """Inverse of ``pack_padded_sequence``: (padded batch, lengths as an int64 tensor)."""
+    padded, lengths = _unpack(sequence, batch_first, padding_value, total_length)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
+        lengths = lengths[sequence.unsorted_indices]
+    return padded, lengths
+
+
+def _unpack(sequence: PackedSequence, batch_first: bool, padding_value: float,
+            total_length: int | None):
+    """``pad_packed_sequence`` in the sequence's sorted order (an RNN's own unpacking)."""
     jt = _jt()
     batch_sizes = np.asarray(sequence.batch_sizes._value).astype(np.int64)
     max_len = len(batch_sizes)
@@ -178,6 +232,11 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
                 f"{max_len}")
         max_len = total_length
     batch = int(batch_sizes[0])
+    lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
+    lengths = jt.tensor(lengths.astype(np.int64))
+    padded = _padded_form(sequence, max_len, float(padding_value))
+    if padded is not None:
+        return (padded.transpose(0, 1) if batch_first else padded), lengths
     data = sequence.data
     src = np.full((max_len, batch), data.shape[0], dtype=np.int64)  # the padding row
     offset = 0
@@ -187,12 +246,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False,
     if batch_first:
         src = src.T
     padded = bound("_pad_packed")(data, jt.tensor(src), padding_value=float(padding_value))
-    lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1)
-    lengths_t = jt.tensor(lengths.astype(np.int64))
-    if sequence.unsorted_indices is not None:
-        padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
-        lengths_t = lengths_t[sequence.unsorted_indices]
-    return padded, lengths_t
+    return padded, lengths
 
 
 def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.0,
