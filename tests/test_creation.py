@@ -675,13 +675,21 @@ def test_parameter_fills_of_any_size_share_one_program():
     every chunk is a fresh draw (no repeated values), reproducible under manual_seed."""
     if jax.default_backend() != "cpu":
         pytest.skip("the chunked fills are the CPU backend's")
+    from jtorch.eager import random_ops
+
     jtorch.nn.Linear(3, 2)
     jtorch.nn.init.normal_(jtorch.empty(3))
+    kernels = len(random_ops._FILLS)
     with counting_compiles() as compiles:
-        for n in (130, 385, 513):  # 16k+ to 65k+ values: three power-of-two buckets before
+        # 16k+ to 65k+ values (three power-of-two buckets before), and 1.2M (the bigger
+        # chunk's program before it waited for tensors of 4M values)
+        for n in (130, 385, 513, 9216):
             layer = jtorch.nn.Linear(n, 128)
             jtorch.nn.init.normal_(layer.weight, std=0.02)
-    assert compiles == []
+    assert compiles == [] and len(random_ops._FILLS) == kernels
+    big = jtorch.empty(1 << 22).uniform_(-1, 1).numpy()  # chunks of 1M values
+    assert np.count_nonzero(big[:1 << 20] == big[1 << 20:2 << 20]) < 5
+    assert big.min() >= -1 and big.max() < 1 and abs(big.mean()) < 0.002
     jtorch.manual_seed(3)
     w = jtorch.empty(5, 10000).normal_()
     jtorch.manual_seed(3)
