@@ -8,6 +8,13 @@ Cases, all on 64x64 float32 on CPU:
   matmul    a @ b
   fwd+bwd   ((w * x).exp().sum()).backward() into w, grad reset every iteration
             (JAX: jax.jit(jax.grad(...)))
+  ... loop  the same op once jtorch has fused its runs (PyTorch and JAX: the same figure)
+
+jtorch records small eager ops and runs a run of them (a segment) as one XLA program once
+the same segment has come 100 times (``eager/lazy.py``). ``add`` and ``matmul`` time each
+op run on its own (recorded, then run op by op: ``lazy.FUSE_AFTER`` set to 0), what one
+op costs; the ``loop`` rows warm up past the fusing (segments of 64 ops, 100 sightings),
+what a loop repeating the op gets.
 
 Each figure is the median, over several repeats, of (time of a batch of N calls) / N,
 after warm-up. Async results (jtorch, JAX) are waited for at the end of every batch.
@@ -15,6 +22,7 @@ The ratios are what matter; absolute numbers depend on the machine.
 """
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -66,7 +74,8 @@ def jtorch_cases() -> dict:
         w.grad = None
         return g
 
-    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd}
+    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd,
+            "add loop": lambda: a + b, "matmul loop": lambda: a @ b}
 
 
 def torch_cases() -> dict:
@@ -82,7 +91,30 @@ def torch_cases() -> dict:
         w.grad = None
         return g
 
-    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd}
+    return {"add": lambda: a + b, "matmul": lambda: a @ b, "fwd+bwd": fwd_bwd,
+            "add loop": lambda: a + b, "matmul loop": lambda: a @ b}
+
+
+@contextlib.contextmanager
+def jtorch_regime(case: str, step, sync):
+    """jtorch's recording set up for ``case`` (see the module's docstring): each op run on
+    its own, or a loop's segments of 64 ops fused (``lazy.FUSE_AFTER`` + 10 sightings, the
+    fused program compiled) before the timing starts."""
+    from jtorch import _kernels
+    from jtorch.eager import lazy
+
+    saved = lazy.FUSE_AFTER
+    if case in ("add", "matmul"):
+        lazy.FUSE_AFTER = 0
+    elif case.endswith(" loop"):
+        for _ in range((lazy.FUSE_AFTER + 10) * lazy.MAX_OPS):
+            r = step()
+        sync(r)
+        _kernels.wait_ahead()
+    try:
+        yield
+    finally:
+        lazy.FUSE_AFTER = saved
 
 
 def jax_cases() -> dict:
@@ -96,6 +128,8 @@ def jax_cases() -> dict:
         "add": lambda: add(a, b),
         "matmul": lambda: matmul(a, b),
         "fwd+bwd": lambda: grad(w, x),
+        "add loop": lambda: add(a, b),
+        "matmul loop": lambda: matmul(a, b),
     }
 
 
@@ -157,7 +191,10 @@ def main() -> int:
         try:
             results[name] = {}
             for case, step in build().items():
-                us, spread = time_us(step, sync, repeats, target_s)
+                regime = (jtorch_regime(case, step, sync) if name == "jtorch"
+                          else contextlib.nullcontext())
+                with regime:
+                    us, spread = time_us(step, sync, repeats, target_s)
                 results[name][case] = us
                 noisy |= spread > NOISY_SPREAD
         except Exception as exc:  # report it and keep the other columns
@@ -172,10 +209,10 @@ def main() -> int:
         return f"{j / o:12.2f}x" if j is not None and o is not None else f"{'n/a':>13}"
 
     head = "".join(f"{h:>10}" for h in ("jtorch us", "torch us", "JAX us"))
-    print(f"\n{'op':<10}{head}{'jtorch/JAX':>13}{'jtorch/torch':>13}")
-    for case in ("add", "matmul", "fwd+bwd"):
+    print(f"\n{'op':<12}{head}{'jtorch/JAX':>13}{'jtorch/torch':>13}")
+    for case in ("add", "matmul", "fwd+bwd", "add loop", "matmul loop"):
         row = "".join(cell(n, case) for n in ("jtorch", "torch", "JAX"))
-        print(f"{case:<10}{row}{ratio(case, 'JAX')}{ratio(case, 'torch')}")
+        print(f"{case:<12}{row}{ratio(case, 'JAX')}{ratio(case, 'torch')}")
     if noisy:
         print(
             f"\nnote: some repeats differed by more than {NOISY_SPREAD}x (a busy machine?);"
