@@ -153,6 +153,42 @@ def test_pad_sequence(batch_first, side):
     same(prog)
 
 
+@pytest.mark.parametrize("batch_first,side", [(False, "right"), (True, "left")])
+def test_pad_sequence_without_gradients(batch_first, side):
+    """Sequences that need no gradient (a collate function's) pad on the host: values,
+    dtypes (the padding value cast as ``full`` casts it), strides and empty sequences as
+    PyTorch's, mixed dtypes converted to the first's."""
+    def prog(t):
+        rnn = t.nn.utils.rnn
+        grid = t.arange(30).reshape(5, 3, 2)
+        out = []
+        for dtype, value in ((t.int64, 2.7), (t.float16, -1.5), (t.bool, 1), (t.float64, 0)):
+            seqs = [grid[0].to(dtype), grid[1, :0, 0].to(dtype).reshape(0, 2),
+                    grid[2:4, 1].to(dtype), grid[:, 0].to(dtype)]  # views among them
+            padded = rnn.pad_sequence(seqs, batch_first=batch_first, padding_value=value,
+                                      padding_side=side)
+            out += [padded, padded.stride()]
+        mixed = [t.tensor([1.5, 2.5]), t.tensor([3])]
+        out.append(rnn.pad_sequence(mixed, batch_first=batch_first, padding_side=side))
+        with t.no_grad():
+            out.append(rnn.pad_sequence([t.ones(2, requires_grad=True), t.ones(1)]))
+        return out
+
+    same(prog)
+
+
+def test_pad_sequence_of_new_lengths_compiles_nothing():
+    """A collate function padding batches of ever new lengths compiles no program."""
+    rnn = jtorch.nn.utils.rnn
+    rnn.pad_sequence([jtorch.tensor([1, 2]), jtorch.tensor([3])])
+    with counting_compiles() as compiles:
+        for n in range(7, 12):
+            batch = [jtorch.tensor(list(range(n))), jtorch.tensor(list(range(n // 2)))]
+            padded = rnn.pad_sequence(batch, batch_first=True, padding_value=-1).numpy()
+            assert padded[1].tolist() == list(range(n // 2)) + [-1] * (n - n // 2)
+    assert compiles == []
+
+
 def test_pack_pad_roundtrip():
     def prog(t):
         rnn = t.nn.utils.rnn

@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import _kernels
 from ...eager.bind import bound
-from ...eager.tensor import Tensor
+from ...eager.tensor import Tensor, wrap
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence",
            "pad_packed_sequence", "pad_sequence", "unpack_sequence", "unpad_sequence"]
@@ -271,6 +272,10 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     for s in sequences[1:]:
         if tuple(s.shape[1:]) != rest:
             _raise_size_mismatch(rest, tuple(s.shape[1:]))
+    host = _host_padded(sequences, lengths, max_len, rest, batch_first, padding_value,
+                        padding_side)
+    if host is not None:
+        return host
     seqs = [s if s.dtype is first.dtype else s.to(first.dtype) for s in sequences]
     pad = jt.full((1, *rest), padding_value, dtype=first.dtype)
     total = sum(lengths)
@@ -284,6 +289,29 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         src = src.T
     out = jt.cat([*seqs, pad]).index_select(0, jt.tensor(src.reshape(-1)))
     return out.reshape((*src.shape, *rest))
+
+
+def _host_padded(seqs, lengths, max_len, rest, batch_first, padding_value, padding_side):
+    """``pad_sequence`` built by NumPy and transferred, where nothing needs a gradient and
+    the host may build it (the CPU backend, outside a trace, nothing placed on a device):
+    the kernels' way compiles a concatenation and a gather for every new batch shape, as a
+    collate function's every new longest sequence is. None where it may not."""
+    jt = _jt()
+    first = seqs[0]
+    if any(s.dtype is not first.dtype for s in seqs) or (
+            jt.is_grad_enabled() and any(s.requires_grad for s in seqs)):
+        return None
+    values = [s._value for s in seqs]
+    if not _kernels._on_host(*values):
+        return None
+    fill = np.asarray(jt.full((), padding_value, dtype=first.dtype)._value)  # full's cast
+    out = np.full((len(seqs), max_len, *rest), fill, dtype=fill.dtype)
+    for row, value, n in zip(out, values, lengths, strict=True):
+        start = 0 if padding_side == "right" else max_len - n
+        row[start:start + n] = np.asarray(value)
+    if not batch_first:
+        out = np.ascontiguousarray(out.swapaxes(0, 1))
+    return wrap(_kernels.device_array(out))
 
 
 def _raise_size_mismatch(want, got):
