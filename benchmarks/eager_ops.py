@@ -14,7 +14,8 @@ jtorch records small eager ops and runs a run of them (a segment) as one XLA pro
 the same segment has come 100 times (``eager/lazy.py``). ``add`` and ``matmul`` time each
 op run on its own (recorded, then run op by op: ``lazy.FUSE_AFTER`` set to 0), what one
 op costs; the ``loop`` rows warm up past the fusing (segments of 64 ops, 100 sightings),
-what a loop repeating the op gets.
+what a loop repeating the op gets; so does fwd+bwd (its forward is one segment, its
+backward one program from the 50th sighting: ``eager/autograd/fused.py``).
 
 Each figure is the median, over several repeats, of (time of a batch of N calls) / N,
 after warm-up. Async results (jtorch, JAX) are waited for at the end of every batch.
@@ -98,16 +99,18 @@ def torch_cases() -> dict:
 @contextlib.contextmanager
 def jtorch_regime(case: str, step, sync):
     """jtorch's recording set up for ``case`` (see the module's docstring): each op run on
-    its own, or a loop's segments of 64 ops fused (``lazy.FUSE_AFTER`` + 10 sightings, the
-    fused program compiled) before the timing starts."""
+    its own, or the case's segments fused (``lazy.FUSE_AFTER`` + 10 sightings, the fused
+    programs compiled) before the timing starts. Timing a run that crosses the fusing
+    mixes two paces: fwd+bwd read 160-180 or 260-300 us by where its warm-up ended."""
     from jtorch import _kernels
     from jtorch.eager import lazy
 
     saved = lazy.FUSE_AFTER
     if case in ("add", "matmul"):
         lazy.FUSE_AFTER = 0
-    elif case.endswith(" loop"):
-        for _ in range((lazy.FUSE_AFTER + 10) * lazy.MAX_OPS):
+    else:  # a loop's 64-op segments, fwd+bwd's 3-op one (and its backward, fused at 50)
+        per = lazy.MAX_OPS if case.endswith(" loop") else 1
+        for _ in range((lazy.FUSE_AFTER + 10) * per):
             r = step()
         sync(r)
         _kernels.wait_ahead()
