@@ -12,7 +12,8 @@ input) masks that batch's padding instead of gathering the data, in kernels of t
 padded shape only, with the same values and gradients. The data is gathered all the
 same (it is the ``PackedSequence``'s first field), but when nothing reads it, nothing
 differentiates through it either. Written in place since (the batch or the data), or with
-a hook or ``retain_grad`` on the data, a sequence unpacks from its data as before.
+a hook or ``retain_grad`` on the data, a sequence unpacks from its data as before. (The
+sequence keeps its padded batch alive as long as it lives.)
 
 Differences from PyTorch: ``unpad_sequence`` does not transpose its input in place.
 """
