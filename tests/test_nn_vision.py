@@ -69,6 +69,43 @@ def test_pad_errors(case):
     raises(prog)
 
 
+def test_constant_pad_of_data_needing_no_gradient():
+    """Constant padding of data that needs no gradient (built on the host on the CPU
+    backend): values, dtypes, strides and the value's cast as PyTorch's, for every kind of
+    argument the host path takes or leaves to the op (negative pads, casts it does not
+    make, non-contiguous inputs, tensors needing a gradient under no_grad)."""
+    def prog(t):
+        F = t.nn.functional
+        ints, floats = t.arange(24).reshape(2, 3, 4), t.arange(24.0).reshape(2, 3, 4)
+        out = [F.pad(ints, (1, 2)), F.pad(ints, (0, 1, 2, 0), value=-1),
+               F.pad(ints, (1, 1, 0, 0, 2, 1), value=3.0), F.pad(ints, (1, 1), value=2.7),
+               F.pad(floats, (2, 0, 1, 1), value=-0.5), F.pad(floats, (1, -1), value=7.0),
+               F.pad(floats.to(t.float16), (1, 1), value=1 / 3),
+               F.pad(ints.to(t.bool), (1, 0), value=1), F.pad(ints.to(t.int8), (0, 2), value=5),
+               F.pad(t.zeros(0, 3), (1, 1), value=4.0), F.pad(floats.transpose(1, 2), (1, 1)),
+               F.pad(floats, (0, 0, 0, 0, 0, 0))]
+        with t.no_grad():
+            out.append(F.pad(floats.clone().requires_grad_(), (1, 1), value=2.0))
+        return out + [o.stride() for o in out]
+
+    ok(prog)
+
+
+def test_constant_pad_of_new_shapes_compiles_nothing():
+    """A collate function padding batches to ever new lengths compiles no program."""
+    from conftest import counting_compiles
+
+    import jtorch
+
+    jtorch.nn.functional.pad(jtorch.tensor([1, 2]), (0, 1), value=0)
+    with counting_compiles() as compiles:
+        for n in range(9, 14):
+            batch = jtorch.tensor([list(range(n)), list(range(n, 2 * n))])
+            out = jtorch.nn.functional.pad(batch, (0, 20 - n), value=-1).numpy()
+            assert out.shape == (2, 20) and out[1, n - 1] == 2 * n - 1 and out[1, n] == -1
+    assert compiles == []
+
+
 UPSAMPLES = [
     ("Upsample", dict(scale_factor=2)),
     ("Upsample", dict(scale_factor=(1.5, 0.5), mode="bilinear", align_corners=True)),
