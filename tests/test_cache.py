@@ -20,12 +20,15 @@ import json
 from jax import monitoring
 events = []
 monitoring.register_event_listener(lambda event, **kw: events.append(event.rsplit("/", 1)[-1]))
+monitoring.register_event_duration_secs_listener(
+    lambda event, secs, **kw: events.append(event.rsplit("/", 1)[-1]))
 import jtorch
-x = jtorch.arange(6.0).reshape(2, 3).requires_grad_()
+x = jtorch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]).requires_grad_()
 y = (x * 0.5).exp().sum()
 y.backward()
 print(json.dumps({"dir": jtorch._cache.cache_dir(), "hits": events.count("cache_hits"),
                   "compiles": events.count("compile_requests_use_cache"),
+                  "traces": events.count("jaxpr_trace_duration"),
                   "grad": x.grad.flatten().tolist()}))
 """
 EXPECTED_GRAD = [0.5 * 2.718281828459045 ** (0.5 * i) for i in range(6)]
@@ -67,7 +70,12 @@ def test_cache_on_by_default_in_xdg_cache_home(tmp_path):
     assert entries, "nothing was written to the cache"
     assert not [n for n in os.listdir(where) if n.startswith(".tmp-")]  # no torn writes left
     warm = _result(_start(env))
-    assert warm["hits"] == warm["compiles"] > 0 and _entries(where) == entries
+    # Every kernel is named completely (``_executables``): loaded without being traced,
+    # lowered or looked up in JAX's cache.
+    assert warm["traces"] == warm["hits"] == warm["compiles"] == 0
+    assert cold[0]["traces"] > 0 and _entries(where) == entries
+    off = _result(_start(dict(env, JTORCH_EXECUTABLE_CACHE="0")))  # JAX's cache alone
+    assert off["traces"] > 0 and off["hits"] == off["compiles"] > 0
 
 
 def test_cache_dir_env_and_switch_off(tmp_path):

@@ -42,10 +42,26 @@ def _is_float(np_dtype) -> bool:
     return np_dtype.kind in "fc" or np_dtype.name == "bfloat16"
 
 
+# Kernels outside the registry whose key names their function completely (the function
+# is built from the key alone), so their programs may be kept on disk (``_executables``).
+_NAMED = frozenset(("read", "scatter", "read_many", "to", "reshape_copy", "detach_copy",
+                    "nn_random", "random", "random_"))
+
+
+def _name(kind, key, *more):
+    """The on-disk name of ``key``'s ``kind`` of kernel, or None: a registry op's key or a
+    ``_NAMED`` one names its function; any other (a distribution's formula) is not kept."""
+    op = key[0] if type(key) is tuple and key else key
+    if type(op) is str and (op in REGISTRY or op in _NAMED):
+        return (kind, key, *more)
+    return None
+
+
 def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
-        k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key, True))
+        k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key, True),
+                                     name=_name("forward", key))
     return k
 
 
@@ -69,7 +85,8 @@ def _vjp_kernel(key, fn, diff_idx):
     if k is None:
         k = _VJP[(key, diff_idx)] = _kernels.jit(fwd_vjp(fn, diff_idx),
                                                  full_opt=_kernels.full_optimisation(key,
-                                                                                     True))
+                                                                                     True),
+                                                 name=_name("vjp", key, diff_idx))
     return k
 
 
@@ -83,7 +100,8 @@ def backward_kernel(key, fn, diff_idx):
             return torch_vjp(run(*vals)[1], cts)
 
         k = _BWD[(key, diff_idx)] = _kernels.jit(backward,
-                                                 full_opt=_kernels.full_optimisation(key))
+                                                 full_opt=_kernels.full_optimisation(key),
+                                                 name=_name("backward", key, diff_idx))
     return k
 
 

@@ -233,7 +233,7 @@ def _run(seg) -> None:
                     _SEEN.clear()
                 _SEEN[key] = seen
             else:
-                program = _kernels.jit(_program(tuple(ops)))
+                program = _kernels.jit(_program(tuple(ops)), name=_name(ops))
                 entry = _SEEN[key] = [program, program.compile_ahead(*ext)]
         if type(entry) is list:
             program, done = entry
@@ -250,6 +250,16 @@ def _run(seg) -> None:
         except ValueError:  # under a JAX trace: the kernel's own fallback
             p.array = e[2](*args)
         p.args = None
+
+
+def _name(ops):
+    """The on-disk name of a segment's program (see ``_executables``): its ops' keys and
+    operand wiring, where every op's key names its function (``dispatch._name``)."""
+    from .dispatch import _name as op_name
+
+    if all(op_name("forward", e[0]) is not None for e, _ in ops):
+        return ("segment", tuple((e[0], refs) for e, refs in ops))
+    return None
 
 
 def _program(ops):

@@ -76,8 +76,8 @@ def shuffle_ahead(n: int) -> None:
     def job():
         key = Generator()._make_key()  # and the programs making a generator's key
         for k, operands in kernels:
-            k.jitted().lower(key, 0, *operands).compile()
-        fill.jitted().lower(seed, key, 0, *ops).compile()
+            _kernels.compile_for(k.jitted(), key, 0, *operands)
+        _kernels.compile_for(fill.jitted(), seed, key, 0, *ops)
 
     _kernels.ahead_job(("shuffle", n, D.get_default_dtype()), job)
 
@@ -286,7 +286,8 @@ def _fill_kernel(fn, size: int, dtype):
             key = jax.random.fold_in(jax.random.fold_in(k, c), i)
             return fn(key, jax.numpy.zeros((size,), dtype), *o)
 
-        kernel = _FILLS[(fn, size, dtype)] = _kernels.jit(draw_chunk)
+        kernel = _FILLS[(fn, size, dtype)] = _kernels.jit(draw_chunk,
+                                                          name=("fill", fn, size, dtype))
     return kernel
 
 

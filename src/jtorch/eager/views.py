@@ -38,7 +38,8 @@ def read_chain(chain, base):
     k = _READ.get(structure)
     if k is None:
         k = _READ[structure] = _kernels.jit(
-            lambda b, *at: S.apply_chain(b, S.join_chain(structure, at)))
+            lambda b, *at: S.apply_chain(b, S.join_chain(structure, at)),
+            name=("read_chain", structure))
     return k(base, *values)
 
 
@@ -47,7 +48,8 @@ def _scatter(chain, base, value):
     k = _SCATTER.get(structure)
     if k is None:
         k = _SCATTER[structure] = _kernels.jit(
-            lambda b, v, *at: S.scatter_chain(b, S.join_chain(structure, at), v))
+            lambda b, v, *at: S.scatter_chain(b, S.join_chain(structure, at), v),
+            name=("scatter_chain", structure))
     return k(base, value, *values)
 
 

@@ -331,8 +331,9 @@ def _kernel(update, statics: tuple, n: int):
         # One loop per parameter at LLVM's full optimisation; a big group's many small loops
         # compile 1.5-3x faster with XLA's fusion emitters, a small group's ~25% slower
         # (see _kernels).
-        k = _kernels.jit(group_step, xla_defaults=True) if many else (
-            _kernels.jit(group_step, full_opt=True))
+        name = ("optimizer", update, statics, many)  # kept on disk if jtorch's own update
+        k = _kernels.jit(group_step, xla_defaults=True, name=name) if many else (
+            _kernels.jit(group_step, full_opt=True, name=name))
         _KERNELS[(update, statics, many)] = k
     return k
 
@@ -412,7 +413,7 @@ class _FunctionalOptimizer(Optimizer):
             states = [jax.eval_shape(lambda p=p: {k: v._value if isinstance(v, Tensor) else v
                                                   for k, v in self._init_state(p, group).items()})
                       for p in params]
-            kernel.jitted().lower(values, grads, states, hyper).compile()
+            _kernels.compile_for(kernel.jitted(), values, grads, states, hyper)
 
         sig = (kernel, tuple((v.shape, v.dtype, v.committed) for v in values),
                tuple(sorted((k, type(v)) for k, v in hyper.items())))

@@ -106,8 +106,12 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 if n._pending:
                     n._resolve()
             fns = [n._replay[1] for n in ops]
+            # Kept on disk where every recomputed op's key names its function.
+            name = ("fused_backward", key) if all(
+                p[3] is None or dispatch._name("forward", p[3][0]) is not None
+                for p in plan) else None
             program = _PROGRAMS[key] = _kernels.jit(  # a whole backward: see _kernels
-                _program(plan, fns, root_targets, len(leaves)), full_opt=True)
+                _program(plan, fns, root_targets, len(leaves)), full_opt=True, name=name)
             # Compiled on the background thread where there is one; the graph walks meanwhile.
             done = program.compile_ahead(_inputs(ops), values)
         entry = _SEEN[key] = [program, done]

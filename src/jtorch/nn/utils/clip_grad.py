@@ -136,7 +136,8 @@ def _clip_fused(grads, max_norm: float, norm_type: float, error_if_nonfinite: bo
     kernel = _CLIP.get((norm_type, many))
     if kernel is None:
         kernel = _CLIP[(norm_type, many)] = _kernels.jit(
-            functools.partial(_clip_kernel, norm_type=norm_type), xla_defaults=many)
+            functools.partial(_clip_kernel, norm_type=norm_type), xla_defaults=many,
+            name=("clip_grad_norm", norm_type, many))
     total, scaled = kernel([g._value for g in grads], max_norm)
     total = wrap(total)
     if error_if_nonfinite and not bool(jnp.isfinite(total._value)):
