@@ -144,6 +144,44 @@ def test_damaged_or_foreign_entries_are_compiled_again(tmp_path, script):
     assert warm["traces"] == 0 and _values(warm) == _values(cold)
 
 
+# An LSTM and attention: ops whose kernels return their VJP (a structure holding a
+# function), kept without that structure, which a trace rebuilds on loading.
+RESIDUALS = """
+import json, logging
+import torch
+lowered = []
+class Log(logging.Handler):
+    def emit(self, record):
+        message = record.getMessage()
+        if message.startswith("Finished jaxpr to MLIR"):
+            lowered.append(message.split(" jit(")[1].split(")")[0])
+logging.getLogger("jax").addHandler(Log())
+logging.getLogger("jax").setLevel(logging.DEBUG)
+import jax
+jax.config.update("jax_log_compiles", True)
+torch.manual_seed(0)
+lstm = torch.nn.LSTM(4, 6, num_layers=2)
+att = torch.nn.MultiheadAttention(6, 2)
+x = torch.randn(5, 3, 4, requires_grad=True)
+out, _ = lstm(x)
+a, _ = att(out, out, out)
+a.sum().backward()
+print(json.dumps({"out": a.tolist(), "grad": x.grad.tolist(),
+                  "weight": lstm.weight_ih_l1.grad.tolist(),
+                  "with_vjp": lowered.count("with_vjp")}))
+"""
+
+
+def test_kernels_returning_their_vjp_load_without_lowering(tmp_path):
+    script = tmp_path / "residuals.py"
+    script.write_text(RESIDUALS)
+    cold = _run_script(script, tmp_path / "cache")
+    warm = _run_script(script, tmp_path / "cache")
+    assert cold["with_vjp"] > 0 and warm["with_vjp"] == 0
+    assert {k: v for k, v in warm.items() if k != "with_vjp"} == (
+        {k: v for k, v in cold.items() if k != "with_vjp"})
+
+
 def _module_function(x):
     return x
 

@@ -14,7 +14,10 @@ JAX trace, with keyword arguments or with operands placed on a device (committed
 the plain ``jax.jit``. An entry is named by a hash of the kernel's name, its operand types
 and everything else that could change the program: jtorch's source, JAX's and jaxlib's
 versions, the backend, ``XLA_FLAGS`` and JAX's configuration; the entry holds the whole
-text it was named by and is used only if that matches. ``JTORCH_EXECUTABLE_CACHE=0``
+text it was named by and is used only if that matches. A kernel whose result holds a
+function (a forward returning its VJP) is kept without that result's structure: loading
+it traces the kernel for the structure (no lowering), checked against the program's
+output types. ``JTORCH_EXECUTABLE_CACHE=0``
 turns this off; it is off whenever JAX's persistent cache is (``JTORCH_CACHE=0``).
 
 Built on JAX internals (the C++ ``pjit`` object, ``MeshExecutableFastpathData``,
@@ -217,7 +220,10 @@ def _entry(name: str, types: tuple) -> tuple[str, bytes] | None:
     return os.path.join(directory, hashlib.sha256(text).hexdigest()), text
 
 
-def _load(path: str, text: bytes):
+def _load(path: str, text: bytes, plain, args):
+    """The entry at ``path`` loaded, or None (none there, damaged, another name's). An
+    entry kept without its output structure (one holding a function: a VJP) takes it
+    from a trace of ``plain`` for ``args``, checked against the program's output types."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -228,11 +234,21 @@ def _load(path: str, text: bytes):
         return None
     try:
         blob, in_tree, out_tree = pickle.loads(data[len(head):])
+        traced = None
+        if out_tree is None:
+            traced = plain.trace(*args)
+            out_tree = traced.out_tree
         device = _device()
-        return _serial.deserialize_and_load(blob, in_tree, out_tree, backend=device.client,
-                                            execution_devices=[device])
+        compiled = _serial.deserialize_and_load(blob, in_tree, out_tree,
+                                                backend=device.client,
+                                                execution_devices=[device])
     except Exception:  # noqa: BLE001 -- a damaged or foreign entry: compile instead
         return None
+    if traced is not None and (
+            [repr(a) for a in jax.tree_util.tree_leaves(traced.out_avals)]
+            != [repr(a) for a in compiled._executable.out_avals]):
+        return None
+    return compiled
 
 
 # A program JAX's own cache gave back serialises to an entry that cannot run (XLA:CPU
@@ -298,7 +314,11 @@ def _serialise(compiled) -> bytes:
     args_info_flat, in_tree = jax.tree_util.tree_flatten(compiled.args_info)
     with io.BytesIO() as file:
         _Pickler(file).dump((executable, args_info_flat, compiled._no_kwargs))
-        return pickle.dumps((file.getvalue(), in_tree, compiled.out_tree))
+        blob = file.getvalue()
+    try:
+        return pickle.dumps((blob, in_tree, compiled.out_tree))
+    except Exception:  # noqa: BLE001 -- a function in the structure: a trace gives it
+        return pickle.dumps((blob, in_tree, None))
 
 
 def _store(path: str, text: bytes, compiled) -> None:
@@ -333,7 +353,7 @@ def _obtain(plain, name, args, types, memo):
         return compiled
     entry = _entry(name, types)
     if entry is not None:
-        compiled = _load(*entry)
+        compiled = _load(*entry, plain, args)
     if compiled is None:
         compiled = plain.lower(*args).compile()
         if entry is not None:
