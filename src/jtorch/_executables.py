@@ -26,6 +26,7 @@ Built on JAX internals (the C++ ``pjit`` object, ``MeshExecutableFastpathData``,
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import io
 import os
@@ -256,6 +257,7 @@ def _load(path: str, text: bytes, plain, args):
 # executable's id, for ``_store``: the newest ``_LOADED_MAX``.
 _LOADED: dict = {}
 _LOADED_MAX = 256
+_FROM_CACHE: set = set()  # the ids of every executable JAX's cache gave back
 _LOADED_LOCK = threading.Lock()
 _read = threading.local()
 
@@ -285,6 +287,7 @@ def _remember_cached_bytes() -> bool:
                 if len(_LOADED) >= _LOADED_MAX:
                     del _LOADED[next(iter(_LOADED))]
                 _LOADED[id(executable)] = (executable, _read.bytes)
+                _FROM_CACHE.add(id(executable))
         _read.bytes = None
         return executable, time
 
@@ -295,17 +298,20 @@ def _remember_cached_bytes() -> bool:
 
 
 class _Pickler(_serial._JaxPjrtPickler if _PARTS else pickle.Pickler):
-    """``serialize_executable``'s pickler, but an executable JAX's cache gave back is
-    written as the bytes that cache held."""
+    """``serialize_executable``'s pickler, but the executable ``cached`` names (one JAX's
+    cache gave back) is written as the bytes that cache held."""
+
+    def __init__(self, file, cached):
+        super().__init__(file)
+        self.cached = cached
 
     def persistent_id(self, obj):
-        hit = _LOADED.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return ("exec", hit[1])
+        if self.cached is not None and self.cached[0] is obj:
+            return ("exec", self.cached[1])
         return super().persistent_id(obj)
 
 
-def _serialise(compiled) -> bytes:
+def _serialise(compiled, cached) -> bytes:
     """``serialize_executable.serialize(compiled)``, pickled with ``_Pickler``."""
     executable = getattr(compiled._executable, "_unloaded_executable", None)
     mut = getattr(executable, "mut", None)
@@ -313,7 +319,7 @@ def _serialise(compiled) -> bytes:
         raise ValueError("this program cannot be serialised")
     args_info_flat, in_tree = jax.tree_util.tree_flatten(compiled.args_info)
     with io.BytesIO() as file:
-        _Pickler(file).dump((executable, args_info_flat, compiled._no_kwargs))
+        _Pickler(file, cached).dump((executable, args_info_flat, compiled._no_kwargs))
         blob = file.getvalue()
     try:
         return pickle.dumps((blob, in_tree, compiled.out_tree))
@@ -321,9 +327,57 @@ def _serialise(compiled) -> bytes:
         return pickle.dumps((blob, in_tree, None))
 
 
-def _store(path: str, text: bytes, compiled) -> None:
+# Entries are written by one background thread (serialising takes 1-10 ms a program),
+# and whatever is left at exit or before a fork is written then.
+_WRITES: list = []
+_WRITING = threading.Condition()
+_WRITER: list = []  # the thread, once started
+
+
+def _store_later(path: str, text: bytes, compiled) -> None:
+    xla = getattr(compiled._executable, "xla_executable", None)
+    with _LOADED_LOCK:
+        cached = _LOADED.get(id(xla))
+    if cached is None or cached[0] is not xla:
+        if id(xla) in _FROM_CACHE:  # its bytes are gone: it would be kept unrunnable
+            return
+        cached = None
+    with _WRITING:
+        _WRITES.append((path, text, compiled, cached))
+        if not _WRITER:
+            thread = threading.Thread(target=_write, name="jtorch-executables", daemon=True)
+            _WRITER.append(thread)
+            thread.start()
+        _WRITING.notify()
+
+
+def _write() -> None:
+    while True:
+        with _WRITING:
+            while not _WRITES:
+                _WRITING.wait()
+            job = _WRITES.pop(0)
+        _store(*job)
+
+
+def flush() -> None:
+    """Write every entry still waiting (at exit, before a fork)."""
+    while True:
+        with _WRITING:
+            if not _WRITES:
+                return
+            job = _WRITES.pop(0)
+        _store(*job)
+
+
+def _after_fork() -> None:
+    _WRITES.clear()
+    _WRITER.clear()
+
+
+def _store(path: str, text: bytes, compiled, cached=None) -> None:
     try:
-        blob = _serialise(compiled)
+        blob = _serialise(compiled, cached)
     except Exception:  # noqa: BLE001 -- a program JAX cannot serialise: not kept
         return
     data = _FORMAT + len(text).to_bytes(8, "little") + text + blob
@@ -357,7 +411,7 @@ def _obtain(plain, name, args, types, memo):
     if compiled is None:
         compiled = plain.lower(*args).compile()
         if entry is not None:
-            _store(*entry, compiled)
+            _store_later(*entry, compiled)
     if len(memo) > 1024:
         memo.clear()
     memo[types] = compiled
@@ -475,3 +529,6 @@ def _cpp_jit(plain, fn, cache_miss):
 
 
 ON = _PARTS and _enabled() and _remember_cached_bytes()
+if ON:
+    atexit.register(flush)
+    os.register_at_fork(before=flush, after_in_child=_after_fork)
