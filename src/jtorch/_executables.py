@@ -371,8 +371,10 @@ def flush() -> None:
 
 
 def _after_fork() -> None:
+    global _WRITING
     _WRITES.clear()
     _WRITER.clear()
+    _WRITING = threading.Condition()  # the writer may have held it: the child has none
 
 
 def _store(path: str, text: bytes, compiled, cached=None) -> None:
