@@ -18,6 +18,10 @@ import os
 # of every forward a test records, used or not). test_background_compile.py turns it on;
 # JTORCH_BACKGROUND_COMPILE=1 runs the whole suite with it.
 os.environ.setdefault("JTORCH_BACKGROUND_COMPILE", "0")
+# Likewise, writing every kernel's executable to disk (jtorch/_executables.py) costs a cold
+# suite's cores more than the rare reuse saves; test_executables.py and test_cache.py run
+# it in fresh processes. JTORCH_EXECUTABLE_CACHE=1 runs the whole suite with it.
+os.environ.setdefault("JTORCH_EXECUTABLE_CACHE", "0")
 
 import numpy as np
 import pytest

@@ -36,7 +36,8 @@ EXPECTED_GRAD = [0.5 * 2.718281828459045 ** (0.5 * i) for i in range(6)]
 
 def _env(**extra):
     env = {k: v for k, v in os.environ.items()
-           if k not in ("JTORCH_CACHE", "JTORCH_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")}
+           if k not in ("JTORCH_CACHE", "JTORCH_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR",
+                        "JTORCH_EXECUTABLE_CACHE")}
     env.update(extra, PYTHONWARNINGS="default")
     return env
 
