@@ -298,20 +298,21 @@ def ahead(jitted, args) -> threading.Event | None:
         return None
     args = jax.tree.map(_abstract, args)  # holds no memory while it waits
     sig = (id(jitted), tuple(_signature(a) for a in jax.tree.leaves(args)))
-    job = getattr(jitted, "_jtorch_ahead", None)  # loaded from disk where it was kept
-    job = job(*args) if job is not None else None
-    return _AHEAD.submit(sig, job or (lambda: jitted.lower(*args).compile()))
+    return _AHEAD.submit(sig, _compile_job(jitted, args))
 
 
 def compile_for(jitted, *args) -> None:
     """Compile (or load, for a kernel kept on disk) ``jitted`` (a kernel's ``jitted()``)
     for ``args`` here and now: what a job given to ``ahead_job`` calls."""
+    _compile_job(jitted, args)()
+
+
+def _compile_job(jitted, args):
+    """A no-argument function compiling ``jitted`` for ``args``: one that loads it from
+    disk where the kernel is kept there (``_executables``), else lower and compile."""
     job = getattr(jitted, "_jtorch_ahead", None)
     job = job(*args) if job is not None else None
-    if job is not None:
-        job()
-    else:
-        jitted.lower(*args).compile()
+    return job or (lambda: jitted.lower(*args).compile())
 
 
 def _abstract(leaf):
