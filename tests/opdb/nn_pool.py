@@ -48,6 +48,15 @@ OPS += [
         call=F("max_pool2d_with_indices")),
     OpInfo("max_pool3d_with_indices", lambda: [S(_X3, 2, padding=1), S(_X3, (1, 2, 2))],
            lambda: [S(_X3, 2, 2, 2)], call=F("max_pool3d_with_indices"), grad_samples=1),
+    OpInfo("max_pool2d", lambda: [
+        S(_X, 2), S(_X, 3, 2, 1, ceil_mode=True), S(_TIES, 2, 1, dilation=(1, 2)),
+        S(_TIES, 2), S(_X7, 3, 3, ceil_mode=True), S(_X7, 2, 2, 1, ceil_mode=True),
+        S(tensor((2, 4, 4), "int64"), 2), S(tensor((2, 2, 6, 5), "float32"), 2, 1, 1),
+    ], lambda: [S(_X, 2, 2, 2), S(tensor((2, 2, 4, 4), "bool"), 2), S(_X, 6)],
+        call=F("max_pool2d")),
+    OpInfo("max_pool3d", lambda: [S(_X3, 2, padding=1), S(_X3, (1, 2, 2)),
+                                  S(_X3, 2, 2, ceil_mode=True)],
+           lambda: [S(_X3, 2, 2, 2)], call=F("max_pool3d"), grad_samples=2),
     OpInfo("avg_pool2d", lambda: [
         S(_X, 2), S(_X, 3, 2, 1, ceil_mode=True), S(_X, 3, 2, 1, True, False),
         S(_X, (2, 3), 1, divisor_override=4), S(tensor((2, 4, 4), "int64"), 3, 2, 1),

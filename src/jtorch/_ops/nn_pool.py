@@ -20,6 +20,11 @@ for _n in (2, 3):
     op(f"max_pool{_n}d_with_indices", getattr(P, f"max_pool{_n}d_with_indices"),
        static=(*_POOL, "dilation", "ceil_mode"), grad_name=f"MaxPool{_n}DWithIndicesBackward0",
        **_CL)
+    # Without indices (F.max_pool2d's default): values alone compile much faster. Bound in
+    # no namespace: nn.functional's max_pool{n}d picks this or the above by return_indices.
+    op(f"max_pool{_n}d", getattr(P, f"max_pool{_n}d"), static=(*_POOL, "dilation", "ceil_mode"),
+       grad_name=f"MaxPool{_n}DWithIndicesBackward0", function=False, method=False,
+       extra=_CL["extra"])
     op(f"avg_pool{_n}d", getattr(P, f"avg_pool{_n}d"),
        static=(*_POOL, "ceil_mode", "count_include_pad", "divisor_override"),
        grad_name=f"AvgPool{_n}DBackward0", saves="none", **(_CL if _n == 2 else _NN))

@@ -25,6 +25,8 @@ __all__ = [
 
 max_pool2d_with_indices = bound("max_pool2d_with_indices")
 max_pool3d_with_indices = bound("max_pool3d_with_indices")
+_max_pool2d = bound("max_pool2d")  # values alone (see functional/pooling.max_pool)
+_max_pool3d = bound("max_pool3d")
 avg_pool2d = bound("avg_pool2d")
 avg_pool3d = bound("avg_pool3d")
 adaptive_avg_pool2d = bound("adaptive_avg_pool2d")
@@ -56,20 +58,26 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
+                                       ceil_mode)
+    _check_1d(input, "max_pool1d")
+    k = _one(kernel_size, "kernel_size")
+    s = k if stride is None or stride == [] or stride == () else _one(stride, "stride")
+    return _max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")),
+                       (1, _one(dilation, "dilation")), ceil_mode).squeeze(-2)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    out = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+    pool = max_pool2d_with_indices if return_indices else _max_pool2d
+    return pool(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    out = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return out if return_indices else out[0]
+    pool = max_pool3d_with_indices if return_indices else _max_pool3d
+    return pool(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
