@@ -67,3 +67,29 @@ def test_max_unpool3d_module_roundtrip():
         return t.nn.MaxUnpool3d(2)(y, i), repr(t.nn.MaxUnpool3d(2))
 
     check(prog)
+
+
+def _nan_ties():
+    x = np.random.default_rng(5).integers(-2, 3, (2, 3, 7, 6)).astype(np.float64)
+    x[0, 0, 0, 1] = x[0, 1, 2, 2] = x[1, 2, 5, 5] = x[1, 2, 5, 4] = np.nan
+    x[1, 0, :2, :2] = [[-0.0, 0.0], [0.0, -0.0]]
+    return x
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1,
+                                ceil_mode=True), dict(kernel_size=2, stride=1, dilation=2)],
+                         ids=["tiled", "padded_ceil", "dilated"])
+@pytest.mark.parametrize("dims", [1, 2])
+def test_max_pool_values_alone_pick_as_pytorch(kw, dims):
+    """Without return_indices max pooling computes its values alone (reduce_window): the
+    values, NaNs included, and the gradient, all of it to the first maximum or last NaN
+    of each window (ties everywhere here), are PyTorch's, as is the grad_fn."""
+    x = _nan_ties() if dims == 2 else _nan_ties().reshape(2, 3, 42)
+
+    def prog(t):
+        xt = t.tensor(x, requires_grad=True)
+        out = getattr(t.nn.functional, f"max_pool{dims}d")(xt, **kw)
+        out.backward(t.ones_like(out))
+        return out, xt.grad, out.grad_fn.name()
+
+    check(prog)

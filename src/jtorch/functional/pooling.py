@@ -193,13 +193,13 @@ def max_pool_with_indices(input, kernel_size, stride, padding, dilation, ceil_mo
 def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n):
     """Max pooling's values alone (``F.max_pool2d`` without ``return_indices``).
 
-    In 1-d and 2-d the values are one ``lax.reduce_window``, which XLA:CPU compiles in
-    about a tenth of the time of the windows-and-argmax program the indices need (a
-    64x16x8x8 input: 15 vs 140-160 ms; the digits CNN's pooling forwards cost ~1.2 s of
-    its cold run). Its gradient (and forward-mode derivative) is ``max_pool_with_indices``'
-    own: all of it to the first maximum of each window, or to its last NaN, as PyTorch's.
-    A window whose maximum is a zero of both signs gives +0.0, where PyTorch gives the sign
-    of the first.
+    For floats in 1-d and 2-d the values are one ``lax.reduce_window``, which XLA:CPU
+    compiles in about a tenth of the time of the windows-and-argmax program the indices
+    need (a 64x16x8x8 input: 15 vs 140-160 ms; the digits CNN's pooling forwards cost
+    ~1.2 s of its cold run). Its gradient (and forward-mode derivative) is
+    ``max_pool_with_indices``' own: all of it to the first maximum of each window, or to
+    its last NaN, as PyTorch's. A window whose maximum is a zero of both signs gives +0.0,
+    where PyTorch gives the sign of the first.
     """
     name = f"max_pool{n}d"
     sizes = _spatial(input, n, name)
@@ -211,7 +211,8 @@ def max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, n):
     per_dim = [_positions(*a) for a in zip(sizes, outs, k, s, p, d, strict=True)]
     tiles = (k, outs) if _tiled(k, s, p, d, sizes, ceil_mode) else None
     lead = input.ndim - n
-    if n > 2:  # ONNX's MaxPool (jax2onnx) could not run a 3-d window over a leading dim
+    if n > 2 or dt._kind != 2:  # jax2onnx converts reduce_window to an ONNX MaxPool,
+        # which takes floats alone and, past the leading dim, 3 pooled dims at most
         return _max_windows(input, n, name, per_dim, tiles)[0]
 
     @jax.custom_jvp
