@@ -172,6 +172,34 @@ def test_dropout_statistics_scaling_and_gradient():
     assert (y2.detach().numpy() != v).any()  # a fresh mask per call
 
 
+def test_dropout_masks_are_uniform_independent_and_reproducible():
+    """Masks come from SplitMix64 counters (``functional.random.keep_mask``): the kept
+    fraction is 1 - p, neighbouring elements and successive draws are uncorrelated, and a
+    seed reproduces them, for F.dropout and attention dropout alike."""
+    F, n = jtorch.nn.functional, 100_000
+    x = jtorch.ones(n)
+    for p in (0.05, 0.5, 0.95):
+        kept = (F.dropout(x, p) != 0).numpy().mean()
+        assert abs(kept - (1 - p)) < 4 * (p * (1 - p) / n) ** 0.5
+    jtorch.manual_seed(1)
+    a = (F.dropout(x, 0.5) != 0).numpy().astype(float)
+    b = (F.dropout(x, 0.5) != 0).numpy().astype(float)
+    jtorch.manual_seed(1)
+    np.testing.assert_array_equal((F.dropout(x, 0.5) != 0).numpy(), a.astype(bool))
+    for u, v in ((a[:-1], a[1:]), (a[:-2], a[2:]), (a, b)):
+        assert abs(np.corrcoef(u, v)[0, 1]) < 0.02
+    q = jtorch.randn(2, 2, 16, 4)
+
+    def attend(seed):
+        jtorch.manual_seed(seed)
+        return F.scaled_dot_product_attention(q, q, q, dropout_p=0.4).numpy()
+
+    np.testing.assert_array_equal(attend(2), attend(2))
+    assert (attend(2) != attend(3)).any()
+    mask = F._attention._keep_mask((300, 300), 0.4).numpy()
+    assert mask.dtype == bool and abs(mask.mean() - 0.6) < 0.01
+
+
 def test_dropout_edge_cases(tt):
     x = tt.tensor([[1.0, float("nan"), -2.0]])
     F = tt.nn.functional

@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtypes as D
 from ._util import broadcast_shapes, dtype_of, norm_dim, not_implemented, result_type
 from .products import precision
+from .random import keep_mask
 
 __all__ = [
     "linear", "bilinear", "embedding", "embedding_renorm", "embedding_bag", "one_hot",
@@ -242,7 +243,7 @@ def dropout(input, key, p, feature=False, alpha=False):
     if p == 1:
         return input * jnp.zeros((), input.dtype)
     shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
-    keep = jax.random.bernoulli(key, 1 - p, shape)
+    keep = keep_mask(key, shape, 1 - p)
     if not alpha:
         noise = jnp.where(keep, jnp.asarray(1 / (1 - p), input.dtype),
                           jnp.zeros((), input.dtype))

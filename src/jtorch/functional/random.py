@@ -1,7 +1,8 @@
 """Random sampling with explicit JAX keys (the eager layer owns generators and their state).
 
-Differences from PyTorch: the streams are JAX's (threefry), so a seed gives different
-numbers than torch's Mersenne Twister / Philox; reproducibility for a given seed holds.
+Differences from PyTorch: the streams are JAX's (threefry; dropout masks SplitMix64 under
+a threefry-derived seed, ``keep_mask``), so a seed gives different numbers than torch's
+Mersenne Twister / Philox; reproducibility for a given seed holds.
 """
 
 from __future__ import annotations
@@ -311,3 +312,33 @@ def random_(key, input, low=None, high=None):
         bits = jax.random.bits(key, input.shape, jnp.uint64) >> 1
         return (bits % np.uint64(high - low)).astype(jnp.int64).astype(d.np) + low
     return jax.random.randint(key, input.shape, low, high, jnp.int64).astype(d.np)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # SplitMix64's increment
+
+
+def keep_mask(key, shape, keep: float):
+    """A Bernoulli(``keep``) mask for dropout: element i keeps when the SplitMix64 output
+    for counter i + 1 under a 64-bit seed (the key's first two words) is below ``keep``
+    times 2**64.
+
+    Dropout draws one value per activation every step, and JAX's threefry (20 rounds of
+    32-bit mixing per pair of values) is most of its cost on a CPU: on a 12x64x128
+    activation 1.26 ms against 0.15-0.27 ms, and 85-90 against 45 ms to compile per
+    shape. SplitMix64 (Java's SplittableRandom) is a counter-based generator with two
+    64-bit multiplies per value that passes BigCrush; each draw's seed comes from the
+    generator's threefry key folded with the draw's counter, as every other draw's key.
+    """
+    if keep >= 1.0:
+        return jnp.ones(shape, bool)
+    n = int(np.prod(shape, dtype=np.int64))
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    words = key.reshape(-1).astype(jnp.uint64)
+    seed = (words[0] << np.uint64(32)) | words[1 % words.shape[0]]
+    z = seed + (jax.lax.iota(jnp.uint64, n) + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    threshold = min(int(round(keep * 2.0**64)), (1 << 64) - 1)
+    return (z < np.uint64(threshold)).reshape(shape)

@@ -14,13 +14,17 @@ import warnings
 import jtorch
 from jtorch.backends import _sdp
 from jtorch.eager.bind import bound
+from jtorch.eager.random_ops import draw
+from jtorch.eager.tensor import wrap
+from jtorch.functional import random as FR
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 def _keep_mask(shape, p: float):
-    """True where an attention weight survives dropout with probability ``p``."""
-    return jtorch.rand(shape, dtype=jtorch.float32) >= p
+    """True where an attention weight survives dropout of probability ``p``: the mask
+    ``F.dropout`` draws (``functional.random.keep_mask``), from the default generator."""
+    return wrap(draw("keep_mask", FR.keep_mask, None, (tuple(shape), 1.0 - float(p))))
 
 
 def _broadcast(*shapes) -> tuple:
