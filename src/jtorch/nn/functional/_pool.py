@@ -45,14 +45,19 @@ def _check_1d(input, name):
                            f"{list(input.shape)}")
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
+def _as_2d(input, kernel_size, stride, padding, dilation):
+    """A 1-d max pooling's arguments as the 2-d kernel's, on an unsqueezed input."""
     _check_1d(input, "max_pool1d")
     k = _one(kernel_size, "kernel_size")
     s = k if stride is None or stride == [] or stride == () else _one(stride, "stride")
-    out, idx = max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s),
-                                       (0, _one(padding, "padding")),
-                                       (1, _one(dilation, "dilation")), ceil_mode)
+    return (input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")),
+            (1, _one(dilation, "dilation")))
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    args = _as_2d(input, kernel_size, stride, padding, dilation)
+    out, idx = max_pool2d_with_indices(*args, ceil_mode)
     return out.squeeze(-2), idx.squeeze(-2)
 
 
@@ -61,11 +66,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
                                        ceil_mode)
-    _check_1d(input, "max_pool1d")
-    k = _one(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _one(stride, "stride")
-    return _max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")),
-                       (1, _one(dilation, "dilation")), ceil_mode).squeeze(-2)
+    args = _as_2d(input, kernel_size, stride, padding, dilation)
+    return _max_pool2d(*args, ceil_mode).squeeze(-2)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
