@@ -9,14 +9,13 @@ kernels (``MulBackward0``, ``AddBackward0``, ``RreluWithNoiseBackward0``).
 
 from __future__ import annotations
 
-import jax
-
 from .. import _dtypes as D
 from ..eager import dispatch, views
 from ..eager.bind import bound
 from ..eager.random import default_generator
 from ..functional import activation as A
 from ..functional import nn_basic as B
+from ..functional import splitmix as SM
 
 __all__ = [
     "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout",
@@ -31,7 +30,7 @@ def random_apply(key, fn, input, name, generator=None, *operands):
     kernel = _KERNELS.get(key)
     if kernel is None:
         def kernel(x, k, c, *ops):
-            return fn(x, jax.random.fold_in(k, c), *ops)
+            return fn(x, SM.fold(k, c), *ops)
 
         _KERNELS[key] = kernel
     k, c = (generator or default_generator).next()

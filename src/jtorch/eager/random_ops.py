@@ -1,13 +1,14 @@
 """Bindings of the random ops: sampling factories, tensor-parameterised draws, in-place fills.
 
 Every draw takes ``(key, counter)`` from a Generator (the default one unless
-``generator=`` is given) and folds the counter into the key inside the jitted kernel, so
-drawing costs one dispatch and never retraces for a new counter. Draws whose parameters
-are tensors (``normal(mean, std)``, ``bernoulli(p)``, ``poisson(rates)``) go through
-``dispatch.apply`` so that they get PyTorch's (zero) gradient and grad_fn.
+``generator=`` is given) and folds the counter into the key inside the jitted kernel
+(``splitmix.fold``), so drawing costs one dispatch and never retraces for a new counter.
+Draws whose parameters are tensors (``normal(mean, std)``, ``bernoulli(p)``,
+``poisson(rates)``) go through ``dispatch.apply`` so that they get PyTorch's (zero)
+gradient and grad_fn.
 
-Differences from PyTorch: the numbers come from JAX's threefry streams, so a seed gives
-other values than PyTorch's; the same seed gives the same values here.
+Differences from PyTorch: the numbers come from jtorch's streams (``functional/random``),
+so a seed gives other values than PyTorch's; the same seed gives the same values here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .. import _memory_format as MF
 from .._device import default_device, resolve
 from .._device import device as Device
 from ..functional import random as FR
+from ..functional import splitmix as SM
 from ..functional.creation import _size
 from . import dispatch, hooks
 from .random import Generator, generator_for
@@ -52,7 +54,7 @@ def _draw_kernel(name, fn, args, kwargs):
     statics = (args, *sorted(kwargs.items()), D.get_default_dtype())
 
     def kernel(k, c, *ops):
-        return fn(jax.random.fold_in(k, c), *ops, *args, **kwargs)
+        return fn(SM.fold(k, c), *ops, *args, **kwargs)
 
     return ("random", name, statics), kernel
 
@@ -225,7 +227,7 @@ def _inplace_kernel(spec, st):
     fn = spec.fn
 
     def kernel(x, k, c, *o):
-        return fn(jax.random.fold_in(k, c), x, *o, **st)
+        return fn(SM.fold(k, c), x, *o, **st)
 
     return ("random_", spec.name, tuple(sorted(st.items()))), kernel
 
@@ -250,17 +252,17 @@ def _random_inplace(spec):
     return method
 
 
-# The fills that initialise parameters (nn.init, reset_parameters). A sampling kernel takes
-# XLA:CPU 0.1-0.3 s to compile, once per shape, so a model paid it for every distinct
-# parameter shape on a cold start. On the CPU backend these fills draw in chunks of one of
-# two sizes (_CHUNK values, or _BIG_CHUNK for tensors of _BIG_FROM values and more: one
-# more program to compile, 0.2 s, that pays for itself only in fills of tens of millions
-# of values, where 16k chunks take 1.7x as long, 0.27 s against 0.16 s for 10M), each chunk
-# from the fill's key folded with the chunk's index, and join the chunks on the host: one
-# program per sampler and dtype for every parameter of most models (a GPT's embedding and
-# layer weights needed two bucket sizes, so four programs, before), shared with every other
-# model through the on-disk cache. Elsewhere they draw from a kernel keyed by a
-# power-of-two element count, at least _CHUNK, and take the first numel values.
+# The fills that initialise parameters (nn.init, reset_parameters). A sampling kernel takes XLA:CPU
+# 0.05-0.1 s to compile (0.2-0.35 s with threefry), once per shape, so a model paid it for every
+# distinct parameter shape on a cold start. On the CPU backend these fills draw in chunks of one of
+# two sizes (_CHUNK values, or _BIG_CHUNK for tensors of _BIG_FROM values and more: one more program
+# to compile, 0.2 s, that pays for itself only in fills of tens of millions of values, where 16k
+# chunks take 1.7x as long, 0.27 s against 0.16 s for 10M), each chunk from the fill's key folded
+# with the chunk's index, and join the chunks on the host: one program per sampler and dtype for
+# every parameter of most models (a GPT's embedding and layer weights needed two bucket sizes, so
+# four programs, before), shared with every other model through the on-disk cache. Elsewhere they
+# draw from a kernel keyed by a power-of-two element count, at least _CHUNK, and take the first
+# numel values.
 _BUCKETED = {"uniform_", "normal_"}
 _CHUNK = 1 << 14  # a draw of 16k values takes ~0.3 ms; a kernel 0.1-0.3 s to compile
 _BIG_CHUNK = 1 << 20  # ~20 ms a draw: the chunk calls' overhead is lost in it
@@ -283,7 +285,7 @@ def _fill_kernel(fn, size: int, dtype):
     kernel = _FILLS.get((fn, size, dtype))
     if kernel is None:
         def draw_chunk(k, c, i, *o):
-            key = jax.random.fold_in(jax.random.fold_in(k, c), i)
+            key = SM.fold(SM.fold(k, c), i)
             return fn(key, jax.numpy.zeros((size,), dtype), *o)
 
         kernel = _FILLS[(fn, size, dtype)] = _kernels.jit(draw_chunk,

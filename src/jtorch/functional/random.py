@@ -1,8 +1,9 @@
 """Random sampling with explicit JAX keys (the eager layer owns generators and their state).
 
-Differences from PyTorch: the streams are JAX's (threefry; dropout masks SplitMix64 under
-a threefry-derived seed, ``keep_mask``), so a seed gives different numbers than torch's
-Mersenne Twister / Philox; reproducibility for a given seed holds.
+Differences from PyTorch: the streams are SplitMix64 counter streams (``splitmix``) for
+uniform, normal, integer, permutation, Bernoulli and dropout draws, and JAX's threefry
+under a SplitMix64-folded key for the rarer distributions, so a seed gives different
+numbers than torch's Mersenne Twister / Philox; reproducibility for a given seed holds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtypes as D
+from . import splitmix as SM
 from ._util import broadcast_shapes, cast, dtype_of, is_scalar
 from .creation import _size
 
@@ -33,17 +35,17 @@ def _not_implemented(kernel: str, dtype: D.dtype):
 def _uniform01(key, shape, dtype: D.dtype):
     """U[0, 1) in ``dtype``; a complex dtype gets independent real and imaginary parts."""
     if dtype._kind == 3:
-        parts = jax.random.uniform(key, (*shape, 2), dtype.to_real().np)
+        parts = SM.uniform(key, (*shape, 2), dtype.to_real().np)
         return jax.lax.complex(parts[..., 0], parts[..., 1])
-    return jax.random.uniform(key, shape, _sample_dtype(dtype)).astype(dtype.np)
+    return SM.uniform(key, shape, _sample_dtype(dtype)).astype(dtype.np)
 
 
 def _normal01(key, shape, dtype: D.dtype):
     """N(0, 1) in ``dtype``; complex samples have variance 1/2 per part, as torch's."""
     if dtype._kind == 3:
-        parts = jax.random.normal(key, (*shape, 2), dtype.to_real().np) * np.sqrt(0.5)
+        parts = SM.normal(key, (*shape, 2), dtype.to_real().np) * 0.5**0.5  # weak: keeps f32
         return jax.lax.complex(parts[..., 0], parts[..., 1])
-    return jax.random.normal(key, shape, _sample_dtype(dtype)).astype(dtype.np)
+    return SM.normal(key, shape, _sample_dtype(dtype)).astype(dtype.np)
 
 
 def rand(key, size, *, dtype=None):
@@ -92,7 +94,7 @@ def randint(key, low, high, size, *, dtype=None):
     dtype = dtype or D.int64
     if is_scalar(low) and is_scalar(high):  # traced bounds were checked by the caller
         check_randint(low, high, dtype)
-    return jax.random.randint(key, _size(size), low, high, jnp.int64).astype(dtype.np)
+    return SM.below(key, _size(size), low, high).astype(dtype.np)
 
 
 def check_uniform(dtype: D.dtype, a, b) -> None:
@@ -120,7 +122,7 @@ def uniform(key, input, low=0.0, high=1.0):
         real = d.to_real()
         u = _uniform01(key, input.shape, d)
         return jax.lax.complex(cast(a + (b - a) * u.real, real), cast(a + (b - a) * u.imag, real))
-    u = jax.random.uniform(key, input.shape, _sample_dtype(d))
+    u = SM.uniform(key, input.shape, _sample_dtype(d))
     return cast(a + (b - a) * u, d)
 
 
@@ -132,7 +134,7 @@ def normal(key, input, mean=0.0, std=1.0):
         z = _normal01(key, input.shape, d)
         real = d.to_real()
         return jax.lax.complex(cast(mean + std * z.real, real), cast(mean + std * z.imag, real))
-    z = jax.random.normal(key, input.shape, _sample_dtype(d))
+    z = SM.normal(key, input.shape, _sample_dtype(d))
     return cast(mean + std * z, d)
 
 
@@ -151,7 +153,7 @@ def randperm(key, n, *, dtype=None):
     dtype = dtype or D.int64
     if dtype._kind in (0, 3):
         raise _not_implemented("randperm", dtype)
-    return jax.random.permutation(key, _size((n,))[0]).astype(dtype.np)
+    return SM.permutation(key, _size((n,))[0]).astype(dtype.np)
 
 
 def normal_tensor(key, mean, std=1.0):
@@ -188,7 +190,7 @@ def bernoulli(key, input, p=None):
         except ValueError:
             raise RuntimeError(f"The expanded size of the tensor ({list(shape)}) must match the "
                                f"existing size ({list(p.shape)})") from None
-    u = jax.random.uniform(key, shape, jnp.float64 if d is D.float64 else jnp.float32)
+    u = SM.uniform(key, shape, jnp.float64 if d is D.float64 else jnp.float32)
     return jax.lax.stop_gradient((u < p).astype(d.np))
 
 
@@ -279,7 +281,7 @@ def geometric(key, input, p):
 def log_normal(key, input, mean=1.0, std=2.0):
     d = dtype_of(input)
     _floating("log_normal_cpu", d)
-    return cast(jnp.exp(mean + std * jax.random.normal(key, input.shape, _sample_dtype(d))), d)
+    return cast(jnp.exp(mean + std * SM.normal(key, input.shape, _sample_dtype(d))), d)
 
 
 def cauchy(key, input, median=0.0, sigma=1.0):
@@ -307,38 +309,13 @@ def random_range(dtype: D.dtype, low, high):
 
 def random_(key, input, low=None, high=None):
     """Integers uniform on ``[low, high)`` in input's dtype (``high`` may exceed int64)."""
-    d = dtype_of(input)
-    if high - low > 2**62:  # beyond randint's int64 range: build from 64 random bits
-        bits = jax.random.bits(key, input.shape, jnp.uint64) >> 1
-        return (bits % np.uint64(high - low)).astype(jnp.int64).astype(d.np) + low
-    return jax.random.randint(key, input.shape, low, high, jnp.int64).astype(d.np)
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # SplitMix64's increment
+    return SM.below(key, input.shape, low, high).astype(dtype_of(input).np)
 
 
 def keep_mask(key, shape, keep: float):
-    """A Bernoulli(``keep``) mask for dropout: element i keeps when the SplitMix64 output
-    for counter i + 1 under a 64-bit seed (the key's first two words) is below ``keep``
-    times 2**64.
-
-    Dropout draws one value per activation every step, and JAX's threefry (20 rounds of
-    32-bit mixing per pair of values) is most of its cost on a CPU: on a 12x64x128
-    activation 1.26 ms against 0.15-0.27 ms, and 85-90 against 45 ms to compile per
-    shape. SplitMix64 (Java's SplittableRandom) is a counter-based generator with two
-    64-bit multiplies per value that passes BigCrush; each draw's seed comes from the
-    generator's threefry key folded with the draw's counter, as every other draw's key.
-    """
+    """A Bernoulli(``keep``) mask for dropout: element i keeps when its 64-bit draw
+    (``splitmix.bits``) is below ``keep`` times 2**64 (resolution 2**-64)."""
     if keep >= 1.0:
         return jnp.ones(shape, bool)
-    n = int(np.prod(shape, dtype=np.int64))
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        key = jax.random.key_data(key)
-    words = key.reshape(-1).astype(jnp.uint64)
-    seed = (words[0] << np.uint64(32)) | words[1 % words.shape[0]]
-    z = seed + (jax.lax.iota(jnp.uint64, n) + np.uint64(1)) * _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
     threshold = min(int(round(keep * 2.0**64)), (1 << 64) - 1)
-    return (z < np.uint64(threshold)).reshape(shape)
+    return SM.bits(key, shape) < np.uint64(threshold)

@@ -4,8 +4,9 @@ Draws come from ``generator`` (or the default generator) as every jtorch random 
 Samplers PyTorch builds from several in-place ops (``trunc_normal_``, ``orthogonal_``,
 ``sparse_``) are one jitted JAX kernel each here, keyed by shape and dtype.
 
-Differences from PyTorch: the random streams differ (JAX's PRNG, not Philox/MT), so the
-values differ while the distributions match; ``trunc_normal_`` samples exactly from the
+Differences from PyTorch: the random streams differ (SplitMix64 counter streams, see
+``functional/splitmix.py``, not Philox/MT), so the values differ while the distributions
+match; ``trunc_normal_`` samples exactly from the
 truncated normal (``jax.random.truncated_normal``) rather than by rejection.
 """
 
@@ -23,6 +24,7 @@ from .._kernels import device_array
 from ..eager.autograd.grad_mode import no_grad
 from ..eager.random import default_generator
 from ..eager.tensor import wrap
+from ..functional import splitmix as SM
 
 __all__ = [
     "calculate_gain", "constant", "constant_", "dirac", "dirac_", "eye", "eye_",
@@ -49,7 +51,7 @@ def _sample_into(tensor, name: str, build, generator, *params):
     kernel = _KERNELS.get(cache_key)
     if kernel is None:
         def fn(k, c, *ps):
-            out = build(jax.random.fold_in(k, c), shape, _compute_dtype(np_dtype), *ps)
+            out = build(SM.fold(k, c), shape, _compute_dtype(np_dtype), *ps)
             return out.astype(np_dtype)
 
         kernel = _KERNELS[cache_key] = _kernels.jit(fn)
@@ -67,7 +69,7 @@ def _trunc_normal(key, shape, dtype, mean, std, a, b):
 def _orthogonal(key, shape, dtype, gain):
     rows = shape[0]
     cols = math.prod(shape) // rows
-    flat = jax.random.normal(key, (rows, cols), dtype)
+    flat = SM.normal(key, (rows, cols), dtype)
     if rows < cols:
         flat = flat.T
     q, r = jnp.linalg.qr(flat)
@@ -78,9 +80,8 @@ def _orthogonal(key, shape, dtype, gain):
 
 
 def _sparse(key, shape, dtype, num_zeros, std):
-    k1, k2 = jax.random.split(key)
-    values = jax.random.normal(k1, shape, dtype) * std
-    rank = jnp.argsort(jnp.argsort(jax.random.uniform(k2, shape), axis=0), axis=0)
+    values = SM.normal(SM.fold(key, 0), shape, dtype) * std
+    rank = jnp.argsort(jnp.argsort(SM.uniform(SM.fold(key, 1), shape, dtype), axis=0), axis=0)
     return jnp.where(rank < num_zeros, 0, values)  # num_zeros random rows per column
 
 
