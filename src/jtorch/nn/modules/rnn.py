@@ -48,16 +48,15 @@ def _padded_steps(steps: int) -> int:
     return steps if steps <= _CHUNK else -(-steps // _CHUNK) * _CHUNK
 
 
-def _chunks(run, x, hx: tuple, flat, rel: list, reverse: bool, **kw) -> tuple:
-    """One stack over ``x`` (time-major, ``len(rel)`` chunks), a kernel call per chunk with
-    each chunk's own lengths ``rel``: (output, final states)."""
-    pieces = x.split(_CHUNK)
+def _chunks(run, pieces: list, hx: tuple, flat, rel: list, reverse: bool, **kw) -> tuple:
+    """One stack over ``pieces`` (time-major chunks), a kernel call per chunk with each
+    chunk's own lengths ``rel``: (the chunks' outputs, final states)."""
     outs = [None] * len(pieces)
     state = hx
     for k in (reversed(range(len(pieces))) if reverse else range(len(pieces))):
         out = run(pieces[k], state, flat, rel[k], reverse=reverse, **kw)
         outs[k], state = out[0], out[1:]
-    return jtorch.cat(outs), state
+    return outs, state
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -239,10 +238,14 @@ class RNNBase(Module):
             # The gradient lands on these internal leaves and is dropped with them.
             hx = tuple(h.detach().requires_grad_() for h in hx)
         dropout = self.training and self.dropout > 0 and self.num_layers > 1
+        pieces = list(x.split(_CHUNK))
         if not (self.bidirectional or dropout):  # every layer in each chunk's kernel
-            out, states = _chunks(run, x, hx, flat, rel, False, num_layers=self.num_layers,
-                                  bidirectional=False, **statics)
-            return (out, *states)
+            outs, states = _chunks(run, pieces, hx, flat, rel, False,
+                                   num_layers=self.num_layers, bidirectional=False, **statics)
+            return (jtorch.cat(outs), *states)
+        # Between layers the output stays in chunks (directions joined and dropout drawn per
+        # chunk): every kernel but the first split and the last join has a chunk's shape,
+        # so a batch of a new length compiles only those two and their gradients.
         dirs = 2 if self.bidirectional else 1
         per = len(flat) // (self.num_layers * dirs)
         finals = [[] for _ in hx]
@@ -250,16 +253,16 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 k = layer * dirs + d
-                out, states = _chunks(run, x, tuple(h[k:k + 1] for h in hx),
+                out, states = _chunks(run, pieces, tuple(h[k:k + 1] for h in hx),
                                       flat[k * per:(k + 1) * per], rel, d == 1, num_layers=1,
                                       bidirectional=False, **statics)
                 outs.append(out)
                 for acc, h in zip(finals, states, strict=True):
                     acc.append(h)
-            x = outs[0] if dirs == 1 else jtorch.cat(outs, 2)
+            pieces = outs[0] if dirs == 1 else [jtorch.cat(pair, 2) for pair in zip(*outs)]
             if dropout and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return (x, *(jtorch.cat(acc) for acc in finals))
+                pieces = [F.dropout(p, self.dropout, True) for p in pieces]
+        return (jtorch.cat(pieces), *(jtorch.cat(acc) for acc in finals))
 
     def _forward(self, input, hx: tuple | None, kind: str):
         """The shared forward; ``hx`` is a tuple of states or None. Returns (output, states)."""
