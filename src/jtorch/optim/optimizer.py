@@ -328,12 +328,10 @@ def _kernel(update, statics: tuple, n: int):
         def group_step(params, grads, states, hyper):
             return [one(p, g, s, **hyper) for p, g, s in zip(params, grads, states, strict=True)]
 
-        # One loop per parameter at LLVM's full optimisation; a big group's many small loops
-        # compile 1.5-3x faster with XLA's fusion emitters, a small group's ~25% slower
-        # (see _kernels).
+        # One loop per parameter, with the eager kernels' options; a big group's many
+        # small loops compile 1.5-3x faster with XLA's fusion emitters (see _kernels).
         name = ("optimizer", update, statics, many)  # kept on disk if jtorch's own update
-        k = _kernels.jit(group_step, xla_defaults=True, name=name) if many else (
-            _kernels.jit(group_step, full_opt=True, name=name))
+        k = _kernels.jit(group_step, xla_defaults=many, name=name)
         _KERNELS[(update, statics, many)] = k
     return k
 
