@@ -17,8 +17,10 @@ op costs; the ``loop`` rows warm up past the fusing (segments of 64 ops, 100 sig
 what a loop repeating the op gets; so does fwd+bwd (its forward is one segment, its
 backward one program from the 50th sighting: ``eager/autograd/fused.py``).
 
-Each figure is the median, over several repeats, of (time of a batch of N calls) / N,
-after warm-up. Async results (jtorch, JAX) are waited for at the end of every batch.
+Each figure is the median, over several rounds, of (time of a batch of N calls) / N,
+after warm-up; a round runs one batch of each library in turn, so the ratios compare
+batches taken at the same moments of a busy machine. Async results (jtorch, JAX) are
+waited for at the end of every batch.
 The ratios are what matter; absolute numbers depend on the machine.
 """
 
@@ -148,11 +150,8 @@ def _batch(step, sync, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def time_us(step, sync, repeats: int, target_s: float) -> tuple[float, float]:
-    """Median microseconds per call, and max/min spread over the repeats.
-
-    N per batch is sized so that a batch takes about target_s.
-    """
+def calibrate(step, sync, target_s: float) -> int:
+    """Calls per batch so that a batch of ``step`` takes about ``target_s``, after warm-up."""
     # Compile and warm caches, past the 50th backward of a graph and the 100th sighting of
     # a recorded segment, from which jtorch runs each as one program (eager/autograd/
     # fused.py, eager/lazy.py); those compile on a background thread while the calls go
@@ -164,9 +163,10 @@ def time_us(step, sync, repeats: int, target_s: float) -> tuple[float, float]:
         if abs(again - est) <= 0.1 * est:
             break
         est = again
-    n = max(10, min(100_000, int(target_s / max(est, 1e-7))))
-    runs = [_batch(step, sync, n) for _ in range(repeats)]
-    return 1e6 * statistics.median(runs), max(runs) / min(runs)
+    return max(10, min(100_000, int(target_s / max(est, 1e-7))))
+
+
+CASES = ("add", "matmul", "fwd+bwd", "add loop", "matmul loop")
 
 
 def main() -> int:
@@ -186,22 +186,37 @@ def main() -> int:
     print(
         f"torch {torch.__version__} ({torch.get_num_threads()} threads), "
         f"jax {jax.__version__} on {jax.devices()[0].platform}, "
-        f"{SIZE}x{SIZE} float32, {repeats} repeats, median"
+        f"{SIZE}x{SIZE} float32, {repeats} interleaved rounds, median"
     )
-    results: dict[str, dict[str, float]] = {}
-    noisy = False
+    steps: dict[str, tuple] = {}
     for name, build, sync in contenders:
         try:
-            results[name] = {}
-            for case, step in build().items():
-                regime = (jtorch_regime(case, step, sync) if name == "jtorch"
-                          else contextlib.nullcontext())
-                with regime:
-                    us, spread = time_us(step, sync, repeats, target_s)
-                results[name][case] = us
-                noisy |= spread > NOISY_SPREAD
+            steps[name] = (build(), sync)
         except Exception as exc:  # report it and keep the other columns
             print(f"!! {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    results: dict[str, dict[str, float]] = {name: {} for name in steps}
+    noisy = False
+    for case in CASES:
+        # Each library's batches alternate with the others' (one round: a batch of each),
+        # so a busy spell of the machine weighs on every column alike.
+        runs: dict[str, list] = {}
+        with contextlib.ExitStack() as stack:
+            sizes = {}
+            for name, (cases, sync) in steps.items():
+                try:
+                    if name == "jtorch":
+                        stack.enter_context(jtorch_regime(case, cases[case], sync))
+                    sizes[name] = calibrate(cases[case], sync, target_s)
+                except Exception as exc:  # noqa: BLE001 -- report it, keep the others
+                    print(f"!! {name} {case} failed: {type(exc).__name__}: {exc}",
+                          file=sys.stderr)
+            for _ in range(repeats):
+                for name, n in sizes.items():
+                    cases, sync = steps[name]
+                    runs.setdefault(name, []).append(_batch(cases[case], sync, n))
+        for name, times in runs.items():
+            results[name][case] = 1e6 * statistics.median(times)
+            noisy |= max(times) / min(times) > NOISY_SPREAD
 
     def cell(name, case):
         v = results.get(name, {}).get(case)
@@ -213,7 +228,7 @@ def main() -> int:
 
     head = "".join(f"{h:>10}" for h in ("jtorch us", "torch us", "JAX us"))
     print(f"\n{'op':<12}{head}{'jtorch/JAX':>13}{'jtorch/torch':>13}")
-    for case in ("add", "matmul", "fwd+bwd", "add loop", "matmul loop"):
+    for case in CASES:
         row = "".join(cell(n, case) for n in ("jtorch", "torch", "JAX"))
         print(f"{case:<12}{row}{ratio(case, 'JAX')}{ratio(case, 'torch')}")
     if noisy:
