@@ -75,11 +75,11 @@ def shuffle_ahead(n: int) -> None:
     fill = dispatch._fwd_kernel(*_inplace_kernel(specs["random_"], st))
     seed = jax.ShapeDtypeStruct((), D.int64.np)
 
-    def job():
+    def job():  # in the order the loader draws: its base seed first
         key = Generator()._make_key()  # and the programs making a generator's key
+        _kernels.compile_for(fill.jitted(), seed, key, 0, *ops)
         for k, operands in kernels:
             _kernels.compile_for(k.jitted(), key, 0, *operands)
-        _kernels.compile_for(fill.jitted(), seed, key, 0, *ops)
 
     _kernels.ahead_job(("shuffle", n, D.get_default_dtype()), job)
 
