@@ -227,3 +227,29 @@ def test_as_strided_scatter_gradient_is_the_derivative():
     src = jtorch.randn(2, 2, dtype=jtorch.float64, requires_grad=True)
     assert jtorch.autograd.gradcheck(
         lambda a, b: jtorch.as_strided_scatter(a, b, (2, 2), (1, 4), 1), (x, src))
+
+
+def test_many_views_from_one_split_read_and_differentiate_as_pytorch():
+    """A split or unbind into more than ``views._GROUP`` parts (a sequence split by time
+    step) reads its views in groups, one program each: values, gradients through some of
+    the parts, a write through a view reaching the base, and the trailing short group."""
+    from jtorch.eager import views
+
+    def prog(t):
+        x = t.arange(5 * 43, dtype=t.float64).reshape(5, 43).requires_grad_()
+        parts = x.split(1, dim=1)
+        cols = x.unbind(1)
+        w = t.arange(43, dtype=t.float64)
+        loss = sum((p * w[i]).sum() * (i % 3) for i, p in enumerate(parts))
+        loss = loss + (cols[42] * cols[0]).sum() + t.stack(cols[17:20]).pow(2).sum()
+        loss.backward()
+        base = t.zeros(4, 40)
+        pieces = base.chunk(40, 1)
+        pieces[33].add_(7.0)
+        pieces[2].fill_(-1.0)
+        return ([p.detach() for p in parts[::7]], [c.detach() for c in cols[::9]],
+                [p.grad_fn.name() for p in parts[15:18]], loss.detach(), x.grad, base,
+                pieces[33], [p.shape for p in x.detach().tensor_split(37, 1)[-3:]])
+
+    check(prog)
+    assert views._GROUP < 40  # the program above crosses groups
