@@ -124,3 +124,25 @@ def test_logspace():
                      t.logspace(2, 0, 3, base=0.5), t.logspace(0, 1, 1), t.logspace(0, 1, 0)))
     check(lambda t: t.logspace(0, 1, -1), raises=RuntimeError)
     check(lambda t: t.logspace(0, 1, 2, dtype=t.bool), raises=NotImplementedError)
+
+
+def test_cat_of_many_tensors_matches_pytorch():
+    """A cat of more than 16 tensors runs as a cat of cats (``bind._in_groups``): values,
+    gradients, the out= form, dtype promotion and the errors naming the bad input's
+    position are PyTorch's."""
+
+    def prog(t):
+        xs = [t.arange(6, dtype=t.float64).reshape(3, 2).mul(i).requires_grad_()
+              for i in range(40)]
+        y = t.cat(xs, dim=1)
+        (y * t.arange(y.numel(), dtype=t.float64).reshape(y.shape)).sum().backward()
+        mixed = t.cat([t.ones(2, dtype=t.int64) * i for i in range(33)] + [t.ones(2)])
+        legacy = t.cat([t.ones(2)] * 20 + [t.ones(0)] + [t.ones(2)])
+        out = t.empty(0)
+        t.concat([t.ones(1, 2) * i for i in range(20)], out=out)
+        return (y.detach(), y.grad_fn.name(), [x.grad for x in xs[::9]], mixed, legacy, out,
+                t.concatenate([t.ones(1) * i for i in range(18)], axis=0))
+
+    check(prog)
+    check(lambda t: t.cat([t.ones(2, 2)] * 20 + [t.ones(3, 3)]), raises=RuntimeError)
+    check(lambda t: t.cat([t.ones(2, 2)] * 20 + [t.ones(2)], dim=1), raises=RuntimeError)

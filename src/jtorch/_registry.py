@@ -46,7 +46,8 @@ class OpSpec:
     # "index_bounds": operand name checked on the host against input's size at dim;
     # "check": fn(operands dict, statics dict) run on the host before the kernel, for
     # data-dependent errors PyTorch raises (integer division by zero, ...);
-    # "layout": fn(result, operands dict) setting the result's strides (channels_last).
+    # "layout": fn(result, operands dict) setting the result's strides (channels_last);
+    # "groups": n, a cat of more than n tensors runs as a cat of cats (bind._in_groups).
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):

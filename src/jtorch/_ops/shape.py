@@ -21,5 +21,5 @@ op("diagonal", S.diagonal, geometry=lambda sh, st, o, offset=0, dim1=0, dim2=1: 
     sh, st, o, offset, dim1, dim2), **_V)
 op("unfold", S.unfold, geometry=G.g_unfold, function=False, **_V)
 op("cat", S.cat, static=("dim",), method=False, out=True, saves="none",
-   aliases=("concat", "concatenate"))
+   aliases=("concat", "concatenate"), extra={"groups": 16})  # see bind._in_groups
 op("stack", S.stack, static=("dim",), method=False, out=True, saves="none")
