@@ -264,7 +264,7 @@ def _random_inplace(spec):
 # draw from a kernel keyed by a power-of-two element count, at least _CHUNK, and take the first
 # numel values.
 _BUCKETED = {"uniform_", "normal_"}
-_CHUNK = 1 << 14  # a draw of 16k values takes ~0.3 ms; a kernel 0.1-0.3 s to compile
+_CHUNK = 1 << 14  # a draw of 16k values takes ~0.3 ms; a kernel 0.05-0.1 s to compile
 _BIG_CHUNK = 1 << 20  # ~20 ms a draw: the chunk calls' overhead is lost in it
 _BIG_FROM = 1 << 22
 _FILLS: dict = {}

@@ -6,8 +6,8 @@ Samplers PyTorch builds from several in-place ops (``trunc_normal_``, ``orthogon
 
 Differences from PyTorch: the random streams differ (SplitMix64 counter streams, see
 ``functional/splitmix.py``, not Philox/MT), so the values differ while the distributions
-match; ``trunc_normal_`` samples exactly from the
-truncated normal (``jax.random.truncated_normal``) rather than by rejection.
+match; ``trunc_normal_`` samples exactly from the truncated normal
+(``jax.random.truncated_normal``) rather than by rejection.
 """
 
 from __future__ import annotations
