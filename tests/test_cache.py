@@ -74,7 +74,8 @@ def test_cache_on_by_default_in_xdg_cache_home(tmp_path):
     # Every kernel is named completely (``_executables``): loaded without being traced,
     # lowered or looked up in JAX's cache.
     assert warm["traces"] == warm["hits"] == warm["compiles"] == 0
-    assert cold[0]["traces"] > 0 and _entries(where) == entries
+    # One cold process may find the other's entries already written: one of them traced.
+    assert max(r["traces"] for r in cold) > 0 and _entries(where) == entries
     off = _result(_start(dict(env, JTORCH_EXECUTABLE_CACHE="0")))  # JAX's cache alone
     assert off["traces"] > 0 and off["hits"] == off["compiles"] > 0
 
