@@ -54,6 +54,10 @@ y[:, 1:3] = y[:, :2] * 2  # a view's write and read
 for _ in range(4):
     z = (y * 3 + 1).tanh() - y  # a segment fused from the third sighting
 drop = torch.nn.functional.dropout(x, 0.5)
+# Compiles still queued on the background thread at exit are dropped, not kept: finish
+# them, so that a second run has nothing left to compile.
+import jtorch._kernels
+jtorch._kernels.wait_ahead()
 print(json.dumps({"losses": losses, "weights": model[0].weight.tolist(), "y": y.tolist(),
                   "z": z.tolist(), "drop": drop.tolist(),
                   "traces": events.count("jaxpr_trace_duration"),

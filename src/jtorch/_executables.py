@@ -351,19 +351,31 @@ def _store_later(path: str, text: bytes, compiled) -> None:
         _WRITING.notify()
 
 
+_BUSY = [0]  # entries the writer thread has taken and not yet written
+
+
 def _write() -> None:
     while True:
         with _WRITING:
             while not _WRITES:
                 _WRITING.wait()
             job = _WRITES.pop(0)
-        _store(*job)
+            _BUSY[0] += 1
+        try:
+            _store(*job)
+        finally:
+            with _WRITING:
+                _BUSY[0] -= 1
+                _WRITING.notify_all()
 
 
 def flush() -> None:
-    """Write every entry still waiting (at exit, before a fork)."""
+    """Write every entry still waiting, and wait for the one the writer thread is writing
+    (at exit, before a fork: the daemon thread dies with the interpreter, its entry lost)."""
     while True:
         with _WRITING:
+            while not _WRITES and _BUSY[0]:
+                _WRITING.wait()
             if not _WRITES:
                 return
             job = _WRITES.pop(0)
@@ -374,6 +386,7 @@ def _after_fork() -> None:
     global _WRITING
     _WRITES.clear()
     _WRITER.clear()
+    _BUSY[0] = 0
     _WRITING = threading.Condition()  # the writer may have held it: the child has none
 
 
