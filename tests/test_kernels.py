@@ -20,7 +20,8 @@ def test_kernel_top_level_and_nested_agree():
     assert k._cache_size() == 1  # nested, it is traced into the outer program, not compiled
     if jax.default_backend() == "cpu":
         assert _kernels.options() == {"xla_cpu_use_fusion_emitters": False,
-                                      "xla_backend_optimization_level": 1}
+                                      "xla_backend_optimization_level": 1,
+                                      **_kernels.cpu_library_options()}
 
 
 def test_kernel_decorator_with_static_args_and_errors_pass_through():
@@ -76,6 +77,39 @@ def test_lowering_shares_one_mlir_context_per_thread():
     assert jtorch.allclose(jtorch.arange(5.0) ** 2, jtorch.tensor([0.0, 1, 4, 9, 16]))
 
 
+def test_cpu_programs_run_convolutions_in_xla_not_ynnpack(tmp_path, monkeypatch):
+    """On the CPU every program jtorch compiles keeps convolutions out of YNNPACK (2-5x
+    slower here: see _kernels), dots in it; the option is tried once per JAX version and
+    the answer kept in the cache directory; an option this XLA lacks is left out."""
+    if jax.default_backend() != "cpu":
+        return
+    opts = _kernels.cpu_library_options()
+    assert opts == _kernels._NO_YNN_CONVOLUTIONS  # this project's jaxlib has the option
+    assert _kernels.options().items() >= opts.items()
+
+    def conv(x, w):
+        return jax.lax.conv_general_dilated(x, w, (1, 1), "VALID")
+
+    x, w = jnp.ones((2, 8, 10, 10), jnp.float32), jnp.ones((8, 8, 3, 3), jnp.float32)
+    text = jax.jit(conv, compiler_options=opts).lower(x, w).compile().as_text()
+    assert "convolution(" in text and "ynn_fusion" not in text
+    m = jtorch.nn.Conv2d(8, 8, 3)  # an eager convolution and its gradients: XLA's values
+    xt = jtorch.tensor(np.asarray(x), requires_grad=True)
+    m(xt).sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), np.asarray(jax.grad(
+        lambda a: (conv(a, m.weight._value) + m.bias._value[:, None, None]).sum())(x)),
+        rtol=1e-5)
+
+    from jtorch import _cache
+    monkeypatch.setattr(_cache, "_DIR", str(tmp_path))
+    bogus = {"xla_cpu_no_such_option_for_jtorch": "1"}
+    assert not _kernels._accepted(bogus) and _kernels._accepted(opts)
+    kept = sorted(p.read_text() for p in (tmp_path / "jtorch-options").iterdir())
+    assert kept == ["0", "1"]
+    monkeypatch.setattr(jax, "jit", None)  # asked again, the answers come from the files
+    assert not _kernels._accepted(bogus) and _kernels._accepted(opts)
+
+
 def test_convolution_kernels_keep_full_optimisation():
     """Convolutions (and their backward application) keep LLVM's default level: XLA:CPU's
     dilated-input convolutions run 4x slower below it. Other kernels get level 1."""
@@ -117,7 +151,7 @@ def test_optimizer_group_updates_compile_with_xla_defaults(monkeypatch):
         np.testing.assert_array_equal(np.asarray(out[-1][0]), np.full(3, 2.5))
     plain = _kernels.jit(lambda x: x * 2)
     plain(x)
-    assert options(big) is None
+    assert options(big) == (_kernels.cpu_library_options() or None)
     if jax.default_backend() == "cpu":
         assert options(small) == options(plain) == _kernels.options()
 

@@ -239,11 +239,9 @@ def test_torch_namespace_pool_norm_pad():
     ok(prog)
 
 
-# The CPU lowering of conv{1,2,3}d with stride 1 sums over kernel taps
-# (functional/_conv_taps.py): a group with one input channel takes its forward from the
-# taps, every other case keeps XLA's forward and takes the weight gradient from the taps.
-# Each case below goes through one of the two (or, strided or past 27 taps, XLA's), with
-# paddings, dilations and groups that change the windows.
+# The CPU lowering of conv{1,2,3}d with stride 1 sums over kernel taps where a group has
+# one input channel (functional/_conv_taps.py); every other case is XLA's convolution.
+# The cases go through both, with paddings, dilations and groups that change the windows.
 _TAP_CASES = [  # n, batch, C_in, C_out, spatial, kernel, stride, padding, dilation, groups
     (2, 4, 3, 8, (10, 9), (3, 3), 1, 1, 1, 1),
     (2, 4, 1, 8, (10, 10), (3, 3), 1, 0, 1, 1),
@@ -254,7 +252,8 @@ _TAP_CASES = [  # n, batch, C_in, C_out, spatial, kernel, stride, padding, dilat
     (2, 2, 4, 4, (8, 8), (1, 1), 1, 0, 1, 1),
     (1, 3, 5, 7, (20,), (4,), 1, 2, 1, 1),
     (3, 2, 4, 6, (6, 5, 7), (3, 3, 3), 1, 1, 1, 2),
-    (2, 2, 2, 4, (7, 7), (5, 6), 1, 0, 1, 2),  # 30 taps: XLA's weight gradient
+    (2, 2, 2, 4, (7, 7), (5, 6), 1, 0, 1, 2),  # 30 taps: XLA's
+    (2, 2, 2, 2, (7, 7), (5, 6), 1, 0, 1, 2),  # one channel a group, 30 taps: XLA's
 ]
 
 
@@ -287,7 +286,7 @@ def test_conv_tap_lowering_forward_mode_and_double_backward():
         conv = t.nn.functional.conv2d
         jvp = t.func.jvp(lambda a, v: conv(a, v, padding=1), (T(x), T(w)), (T(tx), T(tw)))[1]
         outs = [jvp]
-        for xa, wa in ((x, w), (x1, w1)):  # XLA forward + tap gradient; taps forward
+        for xa, wa in ((x, w), (x1, w1)):  # XLA's convolution; the taps
             X, W = T(xa, requires_grad=True), T(wa, requires_grad=True)
             gw, = t.autograd.grad((conv(X, W, padding=1) ** 2).sum(), W, create_graph=True)
             outs.append(t.autograd.grad((gw ** 2).sum(), X)[0])

@@ -45,8 +45,31 @@ def _writable(path: str) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
 
+def write_file(path: str, value: bytes) -> bool:
+    """Write ``value`` to ``path`` through a temporary file and a rename, so that a reader
+    sees all of it or nothing; False where it could not be written."""
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(value)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+
+
 def _atomic_put(self, key: str, value: bytes) -> None:
-    """JAX's LRUCache.put without eviction, written through a temporary file and a rename."""
+    """JAX's LRUCache.put without eviction, written through a temporary file and a rename
+    (an error is raised for JAX to report)."""
     path = os.path.join(str(self._path), f"{key}-cache")
     if os.path.exists(path):
         return

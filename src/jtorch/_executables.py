@@ -32,7 +32,6 @@ import io
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import types
 
@@ -395,20 +394,7 @@ def _store(path: str, text: bytes, compiled, cached=None) -> None:
         blob = _serialise(compiled, cached)
     except Exception:  # noqa: BLE001 -- a program JAX cannot serialise: not kept
         return
-    data = _FORMAT + len(text).to_bytes(8, "little") + text + blob
-    try:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)  # a reader sees a whole entry or none
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    _cache.write_file(path, _FORMAT + len(text).to_bytes(8, "little") + text + blob)
 
 
 # --- the kernel -----------------------------------------------------------------------------

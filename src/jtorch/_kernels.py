@@ -24,6 +24,15 @@ parameters: 1.95 -> 0.65 s and 1.42 -> 0.98 s of CPU time). Programs compiled by
 ``torch.compile`` keep XLA's defaults.
 ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
+Every program jtorch compiles on the CPU (eager kernels, fused backwards, optimizer updates,
+``torch.compile`` programs) runs convolutions in XLA's own (Eigen) convolution rather than
+YNNPACK, to which jaxlib 0.10 hands them by default (``cpu_library_options``): YNNPACK's
+took 2-5x longer here, one thread, where its dots run as fast as XLA's (kept): a 32->64
+channel 3x3 layer on 64 26x26 images (the MNIST example's second) 51 -> 10.6 ms forward
+(PyTorch's oneDNN: 17-21 ms), 117 -> 27 ms for its input and weight gradients, a 4x4
+stride-2 one of the DCGAN 4.5 -> 2.7 ms. ``JTORCH_YNNPACK_CONVOLUTIONS=1`` keeps XLA's
+default.
+
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
 defined at import start no JAX backend). JAX accepts compiler options only on a top-level
 jit, so called inside another trace (``torch.compile``, ``torch.func``, a user's
@@ -56,6 +65,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import os
 import threading
 
@@ -75,9 +85,55 @@ def options() -> dict:
     global _options
     if _options is None:
         off = os.environ.get("JTORCH_EAGER_XLA_DEFAULTS", "") not in ("", "0")
-        _options = {} if off or jax.default_backend() != "cpu" else dict(_CPU_OPTIONS)
+        eager = {} if off or jax.default_backend() != "cpu" else _CPU_OPTIONS
+        _options = {**cpu_library_options(), **eager}
         share_mlir_context()
     return _options
+
+
+# What XLA:CPU may hand to YNNPACK: dots only, not convolutions (see the module docstring).
+_NO_YNN_CONVOLUTIONS = {"xla_cpu_experimental_ynn_fusion_type":
+                        "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+
+@functools.cache
+def cpu_library_options() -> dict:
+    """The compiler options of every program jtorch compiles (``torch.compile``'s too):
+    on the CPU, convolutions in XLA's own code rather than YNNPACK's, where this XLA has
+    the option; else none."""
+    flag = os.environ.get("JTORCH_YNNPACK_CONVOLUTIONS", "").strip().lower()
+    if flag in ("1", "true", "on") or jax.default_backend() != "cpu":
+        return {}
+    return dict(_NO_YNN_CONVOLUTIONS) if _accepted(_NO_YNN_CONVOLUTIONS) else {}
+
+
+def _accepted(opts: dict) -> bool:
+    """Whether this XLA takes compiler options ``opts`` (an option it lacks fails every
+    compile). A trial compile costs ~40 ms, most of it JAX's first lowering, which a warm
+    start that loads its kernels (``_executables``) never does: its answer is kept per
+    JAX version in the cache directory."""
+    import jaxlib
+
+    from . import _cache
+
+    path = None
+    if _cache.cache_dir() is not None:
+        tag = repr((jax.__version__, jaxlib.__version__, sorted(opts.items())))
+        name = hashlib.sha256(tag.encode()).hexdigest()[:24]
+        path = os.path.join(_cache.cache_dir(), "jtorch-options", name)
+        try:
+            with open(path) as f:
+                return f.read() == "1"
+        except OSError:
+            pass
+    try:
+        jax.jit(lambda: np.float32(0), compiler_options=opts).lower().compile()
+        ok = True
+    except Exception:  # noqa: BLE001 -- JaxRuntimeError: no such option, or value
+        ok = False
+    if path is not None:
+        _cache.write_file(path, b"1" if ok else b"0")
+    return ok
 
 
 _CONTEXT_USES = 256  # a context's uniqued types and attributes grow with use: renew it
@@ -154,7 +210,7 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, name=Non
         nonlocal top
         opts = options()
         if xla_defaults:
-            opts = {}
+            opts = cpu_library_options()
         elif full_opt:
             opts = {k: v for k, v in opts.items() if k != "xla_backend_optimization_level"}
         top = jax.jit(fn, compiler_options=opts, **kw) if opts else nested

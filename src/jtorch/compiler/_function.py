@@ -24,6 +24,7 @@ import jax
 import numpy as np
 
 from .. import _dtypes as D
+from .. import _kernels
 from ..amp import autocast_mode as _autocast
 from ..eager import hooks
 from ..eager.autograd import grad_mode
@@ -250,7 +251,8 @@ class CompiledFunction:
         if exe is None:  # the same program as one built before (e.g. after eval/train): reuse
             _STATS["compiles"] += 1
             self._programs += 1
-            exe = self._executables[fingerprint] = traced.lower().compile()
+            exe = self._executables[fingerprint] = traced.lower().compile(
+                _kernels.cpu_library_options() or None)
         if vjp:
             prog.vjp_exe = exe
         else:

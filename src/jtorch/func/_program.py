@@ -21,6 +21,8 @@ import jax
 import numpy as np
 from jax.extend import core as jcore
 
+from .. import _kernels
+
 _PROGRAMS: collections.OrderedDict = collections.OrderedDict()
 _MAX_PROGRAMS = 256
 TRACING: list = []  # per outermost call: True while its program is traced for compilation
@@ -61,7 +63,8 @@ class Program:
         key = _key(closed.jaxpr)
         fn = _PROGRAMS.get(key)
         if fn is None:
-            fn = _PROGRAMS[key] = jax.jit(functools.partial(_evaluate, closed.jaxpr))
+            fn = _PROGRAMS[key] = _kernels.jit(functools.partial(_evaluate, closed.jaxpr),
+                                                xla_defaults=True)
             if len(_PROGRAMS) > _MAX_PROGRAMS:
                 _PROGRAMS.popitem(last=False)
         else:
