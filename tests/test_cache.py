@@ -94,3 +94,34 @@ def test_unwritable_cache_dir_runs_uncached(tmp_path):
     blocker.write_text("not a directory")
     result = _result(_start(_env(JTORCH_CACHE_DIR=str(blocker / "xla"))))
     assert result["dir"] is None
+
+
+BINDINGS = """
+import json, jtorch
+from jtorch import _cache
+print(json.dumps({"compiled": _cache._COMPILED[0], "used": len(_cache._USED),
+                  "sum": (jtorch.arange(4.0) * 2 + 1).sum().item()}))
+"""
+
+
+def test_generated_bindings_bytecode_kept_on_disk(tmp_path):
+    """The bindings' generated sources are compiled by the first process and loaded by
+    the next; a damaged file is compiled again and rewritten; none is kept with the cache
+    off."""
+    def run(**extra):
+        env = _env(JTORCH_CACHE_DIR=str(tmp_path), **extra)
+        out = subprocess.run([sys.executable, "-c", BINDINGS], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.splitlines()[-1])
+
+    first = run()
+    assert first["compiled"] == first["used"] > 400 and first["sum"] == 16.0
+    (kept,) = (tmp_path / "jtorch-bindings").iterdir()
+    second = run()
+    assert second["compiled"] == 0 and second["used"] == first["used"]
+    assert second["sum"] == 16.0
+    kept.write_bytes(kept.read_bytes()[:1000])  # truncated: compiled again, then rewritten
+    assert run()["compiled"] == first["used"] and run()["compiled"] == 0
+    off = run(JTORCH_CACHE="0")
+    assert off["compiled"] == first["used"] and off["sum"] == 16.0

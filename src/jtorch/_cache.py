@@ -17,7 +17,9 @@ configuration; no JAX backend starts at import.
 
 from __future__ import annotations
 
+import marshal
 import os
+import sys
 import tempfile
 
 import jax
@@ -128,3 +130,53 @@ def _setup() -> None:
 
 
 _setup()
+
+
+# --- generated bindings' bytecode --------------------------------------------------------
+
+_CODES: dict | None = None  # source -> code object, as read from disk
+_USED: dict = {}  # source -> code object, every one this process asked for
+_COMPILED = [0, 0]  # sources compiled (not found on disk) by this process; when last saved
+
+
+def _codes_path() -> str | None:
+    if _DIR is None:
+        return None
+    import importlib.util
+
+    tag = f"{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}"
+    return os.path.join(_DIR, "jtorch-bindings", f"bindings-{tag}")
+
+
+def compiled(source: str, filename: str):
+    """``compile(source, filename, "exec")``, from disk where an earlier process compiled
+    the same source: jtorch generates ~500 bindings' sources at import (``eager/bind.py``),
+    whose compiling took 0.10-0.12 s of every process's import, where loading their
+    bytecode takes 3-5 ms. ``save_compiled`` writes what this process compiled."""
+    global _CODES
+    if _CODES is None:
+        _CODES = {}
+        path = _codes_path()
+        if path is not None:
+            try:
+                with open(path, "rb") as f:
+                    codes = marshal.load(f)
+                if type(codes) is dict:
+                    _CODES = codes
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+    code = _CODES.get(source)
+    if code is None or code.co_filename != filename:
+        code = compile(source, filename, "exec")
+        _COMPILED[0] += 1
+    _USED[source] = code
+    return code
+
+
+def save_compiled() -> None:
+    """Keep the bytecode of the sources asked for so far (``compiled``) on disk, if any of
+    it was compiled here: the next process loads it instead."""
+    path = _codes_path()
+    if path is not None and _COMPILED[0] > _COMPILED[1]:
+        write_file(path, marshal.dumps(_USED))
+        _COMPILED[1] = _COMPILED[0]

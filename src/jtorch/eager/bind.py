@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .. import _dtypes, _registry, _strides
+from .. import _cache, _dtypes, _registry, _strides
 from . import dispatch, hooks, views
 from .autograd import grad_mode
 from .fast_paths import (
@@ -397,7 +397,7 @@ def _view(spec, x, kw):
 
 def _compile(name, sig, body, g):
     src = f"def {name}({sig}):\n" + "\n".join(body) + "\n"
-    exec(compile(src, f"<jtorch binding {name}>", "exec"), g)
+    exec(_cache.compiled(src, f"<jtorch binding {name}>"), g)  # noqa: S102
     fn = g[name]
     fn.__qualname__ = name
     return fn
@@ -548,6 +548,7 @@ def bind_all(namespace: dict) -> None:
                 setattr(Tensor, f"__{d}__", _reflected(fn, f"__{d}__"))
             else:  # forward, or commutative and so keeping self first as PyTorch's graph does
                 setattr(Tensor, f"__{d}__", dunder)
+    _cache.save_compiled()
 
 
 _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "matmul",
