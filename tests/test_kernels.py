@@ -200,3 +200,20 @@ def test_fills_inside_a_jax_trace_stay_in_the_program():
     jaxpr = jax.make_jaxpr(f)(jnp.ones(3))
     assert not jaxpr.consts and "device_put" not in str(jaxpr), jaxpr
     assert jax.jit(f)(jnp.ones(3)).tolist() == [3.0, 3.0, 3.0]
+
+
+def test_put_is_device_put_without_its_python():
+    """``_kernels.put`` gives what ``jax.device_put`` gives for NumPy arrays (values, dtype,
+    shape, device, uncommitted, not weakly typed), strided and empty ones included, and is
+    ``jax.device_put`` itself inside a trace."""
+    cases = [np.random.default_rng(0).standard_normal((32, 10)).astype(np.float32),
+             np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2], np.array(2.5),
+             np.ones((0, 3), np.float32), np.array([True, False]),
+             np.arange(3, dtype=np.uint8), np.ones(4, jtorch.bfloat16.np)]
+    for a in cases:
+        got, want = _kernels.put(a), jax.device_put(a)
+        assert (got.dtype, got.shape, got.committed, got.weak_type, got.sharding) == (
+            want.dtype, want.shape, want.committed, want.weak_type, want.sharding)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    traced = jax.jit(lambda x: x + _kernels.put(np.ones(3, np.float32)))(jnp.ones(3))
+    np.testing.assert_array_equal(np.asarray(traced), np.full(3, 2.0, np.float32))

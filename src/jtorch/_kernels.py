@@ -462,7 +462,7 @@ def device_array(arr, dtype=None) -> jax.Array:
             return jnp.asarray(arr, dtype=target)
         with np.errstate(over="ignore"):  # out of range: inf, as XLA and PyTorch
             arr = arr.astype(target)
-    return jax.device_put(arr)
+    return put(arr)
 
 
 try:  # private to JAX: without it, host fills are never used (XLA's always are correct)
@@ -470,6 +470,34 @@ try:  # private to JAX: without it, host fills are never used (XLA's always are 
 except ImportError:  # pragma: no cover
     def _untraced() -> bool:
         return False
+
+try:  # JAX internals behind ``jax.device_put``; without them ``put`` is device_put itself
+    from jax._src import core as _jcore
+    from jax._src.interpreters import pxla as _pxla
+    from jax._src.lib import xla_client as _xc
+    from jax._src.sharding_impls import SingleDeviceSharding as _OneDevice
+
+    _PUT = callable(getattr(_xc, "batched_device_put", None)) and callable(
+        getattr(_pxla, "get_default_device", None))
+except ImportError:  # pragma: no cover (another JAX)
+    _PUT = False
+_SHARDINGS: dict = {}  # device -> its single-device sharding
+
+
+def put(arr) -> jax.Array:
+    """``jax.device_put(arr)`` of a NumPy array outside any trace: the same transfer, to
+    the default device, uncommitted, through the call device_put ends in
+    (``batched_device_put``) without its Python around it (a primitive's bind, sharding
+    checks, deferred arguments): 70 -> 10 us here for a DataLoader's batch of 32x10
+    floats, each of which a loader pays per tensor per batch."""
+    if not _PUT or type(arr) is not np.ndarray or not _untraced():
+        return jax.device_put(arr)
+    dev = _pxla.get_default_device()
+    sharding = _SHARDINGS.get(dev)
+    if sharding is None:
+        sharding = _SHARDINGS[dev] = _OneDevice(dev)
+    return _xc.batched_device_put(_jcore.ShapedArray(arr.shape, arr.dtype), sharding, [arr],
+                                  [dev], False)
 
 
 def host_fills() -> bool:
@@ -494,7 +522,7 @@ def full_like(x, fill):
     it (see ``_on_host``); the eager optimizers' first state."""
     if not _on_host(x, fill):
         return jnp.full_like(x, fill)
-    return jax.device_put(np.full(x.shape, fill, x.dtype))
+    return put(np.full(x.shape, fill, x.dtype))
 
 
 def full(shape, fill, dtype, like=None):
@@ -502,4 +530,4 @@ def full(shape, fill, dtype, like=None):
     state of parameter ``like``."""
     if not _on_host(fill, like):
         return jnp.full(shape, fill, dtype)
-    return jax.device_put(np.full(shape, fill, dtype))
+    return put(np.full(shape, fill, dtype))
