@@ -470,6 +470,7 @@ try:  # private to JAX: without it, host fills are never used (XLA's always are 
 except ImportError:  # pragma: no cover
     def _untraced() -> bool:
         return False
+untraced = _untraced  # whether no JAX trace is in progress (False when unknown)
 
 try:  # JAX internals behind ``jax.device_put``; without them ``put`` is device_put itself
     from jax._src import core as _jcore
