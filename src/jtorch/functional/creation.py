@@ -16,7 +16,6 @@ import numpy as np
 from jax.export import is_symbolic_dim
 
 from .. import _dtypes as D
-from .. import _kernels
 from ._util import cast, dtype_of, is_scalar
 
 _C_NAMES = {"int8": "signed char", "uint8": "uint8_t", "int16": "short", "int32": "int",
@@ -115,6 +114,8 @@ def _on_device(vals: np.ndarray, d: D.dtype):
     """``jnp.asarray(vals, d)`` for values computed on the host: outside a trace a plain
     transfer (``_kernels.device_array``: ~10 us where jnp.asarray spends ~100 in Python,
     ``torch.arange(10)`` 105 -> 25 us), inside one jnp.asarray's staging."""
+    from .. import _kernels  # at call time: loading functional/ alone stays pure
+
     if not _kernels.untraced():
         return jnp.asarray(vals, d.np)
     return _kernels.device_array(vals, d.np)
