@@ -21,7 +21,7 @@ parameters or more, and ``clip_grad_norm_`` of as many gradients, keep XLA's fus
 emitters (``jit(fn, xla_defaults=True)``): one independent loop per tensor, and many of
 them compile 1.5-3x faster with the emitters (a GPT's AdamW groups of 34 and 18
 parameters: 1.95 -> 0.65 s and 1.42 -> 0.98 s of CPU time). Programs compiled by
-``torch.compile`` keep XLA's defaults.
+``torch.compile`` keep XLA's defaults (but for the convolutions below).
 ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
 Every program jtorch compiles on the CPU (eager kernels, fused backwards, optimizer updates,
@@ -195,8 +195,9 @@ def full_optimisation(key, forward: bool = False) -> bool:
 def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, name=None, **kw):
     """``jax.jit(fn, **kw)`` with the eager kernels' options; ``@jit(**kw)`` decorates.
     ``full_opt``: keep LLVM's default optimisation level (see ``full_optimisation``).
-    ``xla_defaults``: XLA's own options (its fusion emitters, LLVM's default level), for
-    an optimizer's update of a big parameter group (see the module's docstring).
+    ``xla_defaults``: XLA's own options (its fusion emitters, LLVM's default level) but
+    for ``cpu_library_options``, for an optimizer's update of a big parameter group (see
+    the module's docstring).
     ``name``: a value naming ``fn`` completely in any process (an op's key): its compiled
     programs are then kept on disk and loaded without tracing (``_executables``) where
     ``_executables.stable`` can write the name down."""

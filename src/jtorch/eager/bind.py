@@ -397,7 +397,7 @@ def _view(spec, x, kw):
 
 def _compile(name, sig, body, g):
     src = f"def {name}({sig}):\n" + "\n".join(body) + "\n"
-    exec(_cache.compiled(src, f"<jtorch binding {name}>"), g)  # noqa: S102
+    exec(_cache.compiled(src, f"<jtorch binding {name}>"), g)
     fn = g[name]
     fn.__qualname__ = name
     return fn
