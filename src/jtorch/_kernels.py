@@ -26,12 +26,14 @@ parameters: 1.95 -> 0.65 s and 1.42 -> 0.98 s of CPU time). Programs compiled by
 
 Every program jtorch compiles on the CPU (eager kernels, fused backwards, optimizer updates,
 ``torch.compile`` programs) runs convolutions in XLA's own (Eigen) convolution rather than
-YNNPACK, to which jaxlib 0.10 hands them by default (``cpu_library_options``): YNNPACK's
-took 2-5x longer here, one thread, where its dots run as fast as XLA's (kept): a 32->64
-channel 3x3 layer on 64 26x26 images (the MNIST example's second) 51 -> 10.6 ms forward
-(PyTorch's oneDNN: 17-21 ms), 117 -> 27 ms for its input and weight gradients, a 4x4
-stride-2 one of the DCGAN 4.5 -> 2.7 ms. ``JTORCH_YNNPACK_CONVOLUTIONS=1`` keeps XLA's
-default.
+YNNPACK, to which jaxlib 0.10 hands them by default (``cpu_library_options``); its dots
+stay there (as fast as XLA's). On one core (``taskset -c 0``), a 32->64 channel 3x3 layer
+on 64 26x26 images (the MNIST example's second) 55 -> 21 ms forward (PyTorch's oneDNN
+17-21 ms), 144 -> 48 ms for its input and weight gradients; smaller layers' gradients
+1.2-1.7x faster, their forwards within 0.8-1.1x. XLA's convolution also runs on the CPU
+client's thread pool, which ``--xla_cpu_multi_thread_eigen=false`` no longer limits: on
+two cores that layer's forward takes 10.6 ms. ``JTORCH_YNNPACK_CONVOLUTIONS=1`` keeps
+XLA's default.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
 defined at import start no JAX backend). JAX accepts compiler options only on a top-level
