@@ -24,16 +24,18 @@ parameters: 1.95 -> 0.65 s and 1.42 -> 0.98 s of CPU time). Programs compiled by
 ``torch.compile`` keep XLA's defaults (but for the convolutions below).
 ``JTORCH_EAGER_XLA_DEFAULTS=1`` turns both off.
 
-Every program jtorch compiles on the CPU (eager kernels, fused backwards, optimizer updates,
-``torch.compile`` programs) runs convolutions in XLA's own (Eigen) convolution rather than
-YNNPACK, to which jaxlib 0.10 hands them by default (``cpu_library_options``); its dots
-stay there (as fast as XLA's). On one core (``taskset -c 0``), a 32->64 channel 3x3 layer
-on 64 26x26 images (the MNIST example's second) 55 -> 21 ms forward (PyTorch's oneDNN
-17-21 ms), 144 -> 48 ms for its input and weight gradients; smaller layers' gradients
-1.2-1.7x faster, their forwards within 0.8-1.1x. XLA's convolution also runs on the CPU
-client's thread pool, which ``--xla_cpu_multi_thread_eigen=false`` no longer limits: on
-two cores that layer's forward takes 10.6 ms. ``JTORCH_YNNPACK_CONVOLUTIONS=1`` keeps
-XLA's default.
+On the CPU a convolution's kernels (``convolution``: its forward, VJP and backward), and a
+whole program (``torch.compile``, ``torch.func``) holding a convolution of ``CONV_MACS``
+multiply-adds or more (``program_options``), run convolutions in XLA's own (Eigen) code
+rather than YNNPACK, to which jaxlib 0.10 hands them by default (``cpu_library_options``).
+Setting that option also drops YNNPACK's other default fusions, which a small CNN's whole
+compiled step needs (the digits CNN's 1.5-1.9 -> 3.9 ms on one core), so other programs
+keep XLA's defaults. On one core (``taskset -c 0``), a 32->64 channel 3x3 layer on 64 26x26
+images (the MNIST example's second) 55 -> 21 ms forward (PyTorch's oneDNN 17-21 ms), 144 ->
+48 ms for its input and weight gradients; smaller layers' gradients 1.2-1.7x faster, their
+forwards within 0.8-1.1x. XLA's convolution also runs on the CPU client's thread pool,
+which ``--xla_cpu_multi_thread_eigen=false`` no longer limits: on two cores that layer's
+forward takes 10.6 ms. ``JTORCH_YNNPACK_CONVOLUTIONS=1`` keeps XLA's default everywhere.
 
 ``jit(fn, **kw)`` is ``jax.jit`` with those options, built on its first call (kernels
 defined at import start no JAX backend). JAX accepts compiler options only on a top-level
@@ -68,6 +70,7 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import math
 import os
 import threading
 
@@ -87,8 +90,7 @@ def options() -> dict:
     global _options
     if _options is None:
         off = os.environ.get("JTORCH_EAGER_XLA_DEFAULTS", "") not in ("", "0")
-        eager = {} if off or jax.default_backend() != "cpu" else _CPU_OPTIONS
-        _options = {**cpu_library_options(), **eager}
+        _options = {} if off or jax.default_backend() != "cpu" else dict(_CPU_OPTIONS)
         share_mlir_context()
     return _options
 
@@ -100,9 +102,9 @@ _NO_YNN_CONVOLUTIONS = {"xla_cpu_experimental_ynn_fusion_type":
 
 @functools.cache
 def cpu_library_options() -> dict:
-    """The compiler options of every program jtorch compiles (``torch.compile``'s too):
-    on the CPU, convolutions in XLA's own code rather than YNNPACK's, where this XLA has
-    the option; else none."""
+    """The compiler options of a program whose convolutions should run in XLA's own code
+    rather than YNNPACK's (``convolution`` kernels; programs with a large convolution:
+    ``program_options``), on the CPU where this XLA has the option; else none."""
     flag = os.environ.get("JTORCH_YNNPACK_CONVOLUTIONS", "").strip().lower()
     if flag in ("1", "true", "on") or jax.default_backend() != "cpu":
         return {}
@@ -136,6 +138,45 @@ def _accepted(opts: dict) -> bool:
     if path is not None:
         _cache.write_file(path, b"1" if ok else b"0")
     return ok
+
+
+# A whole program (torch.compile, torch.func) keeps XLA's defaults unless it has a
+# convolution of at least this many multiply-adds: the digits CNN's compiled step (4.7M a
+# convolution) ran 1.5-1.9 -> 3.9 ms on one core with the option set, the MNIST CNN's
+# second layer (680M) runs 2.6-3x faster with it; between them a DCGAN's 4x4 stride-2
+# layer (134M) 1.1-1.2x.
+CONV_MACS = 50_000_000
+
+
+def convolution(key) -> bool:
+    """Whether the op a dispatch ``key`` names is a convolution (``full_optimisation``'s
+    reading of a key): its kernels keep convolutions out of YNNPACK."""
+    op = key[0] if type(key) is tuple and key else key
+    if op == "backward":
+        return convolution(key[1])
+    return type(op) is str and "conv" in op
+
+
+def program_options(jaxpr) -> dict:
+    """``cpu_library_options`` for a traced program (a ClosedJaxpr or Jaxpr) holding a
+    convolution of ``CONV_MACS`` multiply-adds or more, else no options."""
+    if not cpu_library_options():
+        return {}
+    todo = [getattr(jaxpr, "jaxpr", jaxpr)]
+    while todo:
+        for eqn in todo.pop().eqns:
+            if eqn.primitive.name == "conv_general_dilated":
+                out, rhs = eqn.outvars[0].aval, eqn.invars[1].aval
+                per_output = math.prod(rhs.shape) // max(
+                    rhs.shape[eqn.params["dimension_numbers"].rhs_spec[0]], 1)
+                if math.prod(out.shape) * per_output >= CONV_MACS:
+                    return cpu_library_options()
+            for v in eqn.params.values():  # the bodies of pjit, scan, cond, custom rules
+                for sub in v if isinstance(v, tuple | list) else (v,):
+                    sub = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's, or a Jaxpr
+                    if hasattr(sub, "eqns"):
+                        todo.append(sub)
+    return {}
 
 
 _CONTEXT_USES = 256  # a context's uniqued types and attributes grow with use: renew it
@@ -194,18 +235,20 @@ def full_optimisation(key, forward: bool = False) -> bool:
     return "conv" in op or "pool" in op
 
 
-def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, name=None, **kw):
+def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bool = False,
+        name=None, **kw):
     """``jax.jit(fn, **kw)`` with the eager kernels' options; ``@jit(**kw)`` decorates.
     ``full_opt``: keep LLVM's default optimisation level (see ``full_optimisation``).
-    ``xla_defaults``: XLA's own options (its fusion emitters, LLVM's default level) but
-    for ``cpu_library_options``, for an optimizer's update of a big parameter group (see
-    the module's docstring).
+    ``xla_defaults``: XLA's own options (its fusion emitters, LLVM's default level), for
+    an optimizer's update of a big parameter group (see the module's docstring).
+    ``conv``: a convolution's kernel, its convolutions kept out of YNNPACK
+    (``cpu_library_options``).
     ``name``: a value naming ``fn`` completely in any process (an op's key): its compiled
     programs are then kept on disk and loaded without tracing (``_executables``) where
     ``_executables.stable`` can write the name down."""
     if fn is None:
-        return lambda f: jit(f, full_opt=full_opt, xla_defaults=xla_defaults, name=name,
-                             **kw)
+        return lambda f: jit(f, full_opt=full_opt, xla_defaults=xla_defaults, conv=conv,
+                             name=name, **kw)
     top = None
     nested = jax.jit(fn, **kw)
 
@@ -213,9 +256,11 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, name=Non
         nonlocal top
         opts = options()
         if xla_defaults:
-            opts = cpu_library_options()
+            opts = {}
         elif full_opt:
             opts = {k: v for k, v in opts.items() if k != "xla_backend_optimization_level"}
+        if conv:
+            opts = {**opts, **cpu_library_options()}
         top = jax.jit(fn, compiler_options=opts, **kw) if opts else nested
         text = _executables.stable(name) if name is not None and not kw else None
         if text is not None:

@@ -252,7 +252,7 @@ class CompiledFunction:
             _STATS["compiles"] += 1
             self._programs += 1
             exe = self._executables[fingerprint] = traced.lower().compile(
-                _kernels.cpu_library_options() or None)
+                _kernels.program_options(traced.jaxpr) or None)
         if vjp:
             prog.vjp_exe = exe
         else:

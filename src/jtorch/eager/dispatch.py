@@ -61,6 +61,7 @@ def _fwd_kernel(key, fn):
     k = _FWD.get(key)
     if k is None:
         k = _FWD[key] = _kernels.jit(fn, full_opt=_kernels.full_optimisation(key, True),
+                                     conv=_kernels.convolution(key),
                                      name=_name("forward", key))
     return k
 
@@ -86,6 +87,7 @@ def _vjp_kernel(key, fn, diff_idx):
         k = _VJP[(key, diff_idx)] = _kernels.jit(fwd_vjp(fn, diff_idx),
                                                  full_opt=_kernels.full_optimisation(key,
                                                                                      True),
+                                                 conv=_kernels.convolution(key),
                                                  name=_name("vjp", key, diff_idx))
     return k
 
@@ -101,6 +103,7 @@ def backward_kernel(key, fn, diff_idx):
 
         k = _BWD[(key, diff_idx)] = _kernels.jit(backward,
                                                  full_opt=_kernels.full_optimisation(key),
+                                                 conv=_kernels.convolution(key),
                                                  name=_name("backward", key, diff_idx))
     return k
 

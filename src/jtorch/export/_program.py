@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 
+import jax
 import numpy as np
 
-from .. import _kernels
 from ..eager.autograd import grad_mode
 from ..eager.random import default_generator
 from ..eager.tensor import Tensor, wrap
@@ -119,7 +119,7 @@ class ExportedProgram:
 
     @functools.cached_property
     def _jitted(self):
-        return _kernels.jit(self._exported.call, xla_defaults=True)
+        return jax.jit(self._exported.call)
 
     def _run(self, state_tensors, inputs):
         """Outputs, and the new values of mutated state and inputs, for tensors ``inputs``."""

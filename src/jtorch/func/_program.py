@@ -64,7 +64,8 @@ class Program:
         fn = _PROGRAMS.get(key)
         if fn is None:
             fn = _PROGRAMS[key] = _kernels.jit(functools.partial(_evaluate, closed.jaxpr),
-                                                xla_defaults=True)
+                                                xla_defaults=True,
+                                                conv=bool(_kernels.program_options(closed)))
             if len(_PROGRAMS) > _MAX_PROGRAMS:
                 _PROGRAMS.popitem(last=False)
         else:

@@ -12,7 +12,7 @@ weights, the same arithmetic runs as a few dense products. Results equal
 and at most ``MAX_TAPS`` taps, a group with one input channel takes the taps. Everything
 else is ``lax.conv_general_dilated``, whose weight gradient (once also taken from the taps
 here) is 3x faster than the taps' where XLA runs convolutions in its own code rather than
-YNNPACK's (``_kernels.cpu_library_options``: every program jtorch compiles on the CPU).
+YNNPACK's (``_kernels.cpu_library_options``: a convolution's eager kernels on the CPU).
 """
 
 from __future__ import annotations

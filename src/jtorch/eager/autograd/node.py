@@ -39,7 +39,7 @@ def _conj(x):
 
 
 _apply_vjp = _kernels.jit(torch_vjp)
-_apply_vjp_full = _kernels.jit(torch_vjp, full_opt=True)  # convolutions' (see _kernels)
+_apply_vjp_full = _kernels.jit(torch_vjp, full_opt=True, conv=True)  # convolutions' and pooling's
 _RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "freed"
 
 
