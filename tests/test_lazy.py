@@ -240,3 +240,55 @@ def test_fused_segment_compiles_once(monkeypatch):
         0, 1, 11, dtype=np.float32) - 0.125
     for r in results:
         np.testing.assert_allclose(r, expected, rtol=1e-6)
+
+
+def test_equal_types_from_distinct_arrays_share_a_key(monkeypatch):
+    """Recording keys operand types by number, per aval identity then value: a fresh host
+    array each step (a new aval object, as a DataLoader batch has) is the same type, so its
+    ops are recorded and its segment fuses, as with one array reused."""
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    before = sum(type(v) is list for v in lazy._SEEN.values())
+    rows = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = []
+    for i in range(6):
+        x = jtorch.tensor(rows + i)  # its own array, its own aval object
+        y = (x * 2 + 1).sin()
+        if i >= 2:
+            assert type(y._storage) is LazyStorage
+        out.append(y.numpy())
+    assert sum(type(v) is list for v in lazy._SEEN.values()) == before + 1
+    for i, r in enumerate(out):
+        np.testing.assert_allclose(r, np.sin((rows + i) * 2 + 1), rtol=1e-6)
+
+
+def _version_of_recorded_results(t):
+    x = t.arange(4.0)
+    out = []
+    for _ in range(3):
+        y = x * 2  # recorded in jtorch: its counter is made when first read
+    v = y[1:]
+    out.append((y._version, v._version))
+    v.add_(1)  # a view's write bumps the counter it shares with its base
+    out.append((y._version, v._version))
+    y.mul_(2)
+    out.append((y._version, v._version, y.tolist()))
+    w = x * 3
+    w.zero_()
+    out.append(w._version)
+    return out
+
+
+def test_recorded_results_version_counters():
+    check(_version_of_recorded_results)
+    x = jtorch.arange(4.0)
+    for _ in range(3):
+        y = x + 1
+    assert type(y._storage) is LazyStorage and "_vc" not in vars(y)
+    assert y._version == 0 and "_vc" in vars(y)
+
+
+def test_storage_pointers_made_when_asked():
+    a, b = jtorch.zeros(3), jtorch.zeros(3)
+    pa = a.data_ptr()
+    assert pa == a.data_ptr() != b.data_ptr()
+    assert a[1:].data_ptr() == pa + 4

@@ -250,7 +250,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         else:  # the kernel, its top-level jit, and both as lazy.call's entry
             fwd = _fwd_kernel(key, fn)
             top = fwd.jitted()
-            k = _GRAD_FWD[key] = (fwd, top, (key, fn, fwd, top))
+            k = _GRAD_FWD[key] = (fwd, top, lazy.entry(key, fn, fwd, top))
     traces = _TRACES[0]
     if k is not False:  # the node recomputes in its backward (``backward_kernel``)
         vjp = None

@@ -205,7 +205,7 @@ def fast_static_call(spec, cache, names, args, statics):
         if len(cache) >= 256:  # statics that keep changing (a size per step): start again
             cache.clear()
         kernel = dispatch._fwd_kernel(key, fn)
-        entry = cache[ckey] = (key, fn, kernel, kernel.jitted())
+        entry = cache[ckey] = lazy.entry(key, fn, kernel, kernel.jitted())
     result = _unrecorded(entry, args)
     if result is None:
         name = spec.grad_name
@@ -261,7 +261,7 @@ def _checked_entry(spec, names, picked, consts):
         fn = _FNS[key] = _op_fn(spec, kept, lens, consts)
     kernel = dispatch._fwd_kernel(key, fn)
     top = kernel.jitted()
-    return key, fn, kernel, keep, top, (key, fn, kernel, top)
+    return key, fn, kernel, keep, top, lazy.entry(key, fn, kernel, top)
 
 
 def _unrecorded(entry, args, record=True):
@@ -343,7 +343,7 @@ def _fast_entry(spec, names, statics=()):
     if fn is None:
         fn = _FNS[key] = _op_fn(spec, names, lens, statics)
     kernel = dispatch._fwd_kernel(key, fn)
-    return key, fn, kernel, kernel.jitted()
+    return lazy.entry(key, fn, kernel, kernel.jitted())
 
 
 def _no_fast(*args):

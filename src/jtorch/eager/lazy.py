@@ -24,6 +24,7 @@ the backward checks it (``OpNode.check_saved``); a backward runs the segment fir
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -56,87 +57,118 @@ _EVAL = _core.EvalTrace
 class Pending:
     """The result of a recorded op: its type now, its array once its segment has run."""
 
-    __slots__ = ("aval", "shape", "dtype", "weak_type", "array", "idx", "entry", "args")
+    __slots__ = ("aval", "type", "shape", "dtype", "weak_type", "array", "idx", "entry",
+                 "args", "inner")
 
-    def __init__(self, aval, idx, entry, args):
-        self.aval, self.shape, self.dtype = aval, aval.shape, aval.dtype
-        self.weak_type, self.array, self.idx = aval.weak_type, None, idx
-        self.entry, self.args = entry, args  # until it has run: another thread may need it
+    def __init__(self, result, idx, entry, args, inner):
+        aval, self.type = result  # the result's aval and its type number (see ``call``)
+        self.aval = aval
+        self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
+        self.array, self.idx = None, idx
+        # The kernel entry and its operands (arrays, numbers, and where ``inner`` the
+        # Pendings of earlier ops of the segment), until it has run: the segment runs
+        # from them, and another thread may compute this value alone.
+        self.entry, self.args, self.inner = entry, args, inner
 
 
 class _Segment:
-    __slots__ = ("ops", "ext", "pend", "sig")
+    __slots__ = ("pend", "sig")
 
     def __init__(self):
-        self.ops, self.ext, self.pend, self.sig = [], [], [], []
+        self.pend, self.sig = [], []  # the Pendings; per op (operand types, wiring)
 
 
 _seg = _Segment()
-_AVALS: dict = {}  # (entry id, operand types) -> the result's aval, False: not recorded
-_IDS: dict = {}  # id(entry) -> (entry, small id); holds the entries so ids stay unique
+_AVALS: dict = {}  # (entry number, operand types) -> (result's aval, type), False: not recorded
 _SEEN: dict = {}  # segment signature -> sightings, then [program, Event or None]
-_NEXT = [0]  # the first id of the current _IDS
+# Operand types as numbers, so that keys hash as ints (an aval hashes in Python: 0.1 us):
+_TYPES: dict = {}  # id(aval) -> (aval, number); the aval kept alive so its id stays its own
+_NUMBERS: dict = {}  # aval -> number, by value: equal types from distinct avals share one
+_count = itertools.count(1)  # entry and type numbers: never reused, so no stale key matches
 
 
-def _entry_id(e) -> int:
-    hit = _IDS.get(id(e))
-    if hit is None:
-        if len(_IDS) >= 65536:  # entries that keep coming (statics that change): restart
-            _IDS.clear()
-            _AVALS.clear()
-            _SEEN.clear()
-            _NEXT[0] += 65536  # ids never repeat, so no old key meets a new entry
-        hit = _IDS[id(e)] = (e, _NEXT[0] + len(_IDS))
-    return hit[1]
+def entry(key, fn, kernel, top) -> tuple:
+    """A kernel entry as ``call`` takes it: (key, pure function, kernel, the kernel's
+    top-level ``jax.jit``, a number naming the entry in recorded signatures)."""
+    return key, fn, kernel, top, next(_count)
+
+
+def _type(aval) -> int:
+    """``aval``'s type number (``_TYPES``' miss)."""
+    n = _NUMBERS.get(aval)
+    if n is None:
+        if len(_NUMBERS) >= 4096:  # types that keep changing (a length per step)
+            _NUMBERS.clear()
+        n = _NUMBERS[aval] = next(_count)
+    if len(_TYPES) >= 4096:  # avals that keep coming (each new host array has its own)
+        _TYPES.clear()
+    _TYPES[id(aval)] = (aval, n)
+    return n
 
 
 def call(e, vals):
-    """Run kernel entry ``e`` = (key, pure fn, kernel, top-level jit) on operand values
-    (arrays, Pendings, Python numbers), or record it: an array or a ``Pending``."""
+    """Run kernel entry ``e`` (see ``entry``) on operand values (arrays, Pendings, Python
+    numbers), or record it: an array or a ``Pending``."""
     if not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking:
         return now(e, vals)
-    ident = _IDS.get(id(e))
-    ident = _entry_id(e) if ident is None else ident[1]
-    akey, refs, ext = [ident], [], []
+    akey = [e[4]]  # the entry, then each operand's type: the result's type's key
+    mixed = False
     for v in vals:
         t = type(v)
-        if t is Pending:
-            if v.array is None:
-                akey.append(v.aval)
-                refs.append(v.idx)
-                continue
-            v = v.array
-            t = type(v)
         if t is ArrayImpl:
-            akey.append(v.aval)
+            a = v.aval
+            n = _TYPES.get(id(a))
+            akey.append(n[1] if n is not None else _type(a))
         elif t is float or t is int:
             akey.append(t)
+        elif t is Pending:  # run or not, its type is its array's
+            akey.append(v.type)
+            mixed = True
         else:  # a tracer (a user's jax.jit), a host array: run now
             return now(e, vals)
+    if not mixed:  # all from outside the segment
+        return _record(e, vals, tuple(akey), vals, _outer(len(vals)), False)
+    refs, args, inner = [], [], False
+    for v in vals:
+        if type(v) is Pending:
+            if v.array is None:  # the result of an earlier op of this segment
+                refs.append(v.idx)
+                args.append(v)
+                inner = True
+                continue
+            v = v.array
         refs.append(-1)
-        ext.append(v)
-    akey = tuple(akey)
-    aval = _AVALS.get(akey)
-    if not aval:
-        if aval is None:  # first sight: run it, and learn its result's type
+        args.append(v)
+    return _record(e, vals, tuple(akey), args, tuple(refs), inner)
+
+
+def _record(e, vals, akey, args, refs, inner):
+    res = _AVALS.get(akey)
+    if not res:
+        if res is None:  # first sight: run it, and learn its result's type
             out = now(e, vals)
             ok = type(out) is ArrayImpl and out.nbytes <= MAX_BYTES and not (
                 _kernels.full_optimisation(e[0]))
             if len(_AVALS) > 8192:
                 _AVALS.clear()
-            _AVALS[akey] = out.aval if ok else False
+            _AVALS[akey] = (out.aval, _type(out.aval)) if ok else False
             return out
         return now(e, vals)
-    seg = _seg
-    p = Pending(aval, len(seg.pend), e, vals)
-    refs = tuple(refs)
-    seg.pend.append(p)
-    seg.ops.append((e, refs))
-    seg.sig.append((akey, refs))  # operand types too: one program per key
-    seg.ext += ext
-    if len(seg.ops) >= MAX_OPS:
+    pend = _seg.pend
+    p = Pending(res, len(pend), e, args, inner)
+    pend.append(p)
+    _seg.sig.append((akey, refs))  # operand types too: one program per key
+    if len(pend) >= MAX_OPS:
         flush()
     return p
+
+
+_OUTERS = [(-1,) * n for n in range(16)]
+
+
+def _outer(n: int) -> tuple:
+    """The wiring of ``n`` operands all from outside the segment."""
+    return _OUTERS[n] if n < 16 else (-1,) * n
 
 
 def now(e, vals):
@@ -184,18 +216,6 @@ def _compute(p: Pending):
     return p.array
 
 
-def storage(p):
-    """A storage for an op's result: a LazyStorage holding ``p`` until something reads it
-    (``LazyStorage.value`` then keeps ``p``'s array), a Storage once ``p`` has run."""
-    if type(p) is not Pending:
-        return Storage(p)
-    if p.array is not None:
-        return Storage(p.array)
-    st = Storage(p)
-    st.__class__ = LazyStorage
-    return st
-
-
 def assign(dst: Storage, src: LazyStorage) -> None:
     """``dst.value = src.value`` without running ``src``'s op: ``dst`` holds it too."""
     p = src.pending
@@ -211,7 +231,7 @@ def flush() -> None:
     take it when read). Only the main thread records, and only it runs the segment."""
     global _seg
     seg = _seg
-    if not seg.ops or _ident() != _MAIN:
+    if not seg.pend or _ident() != _MAIN:
         return
     _seg = _Segment()
     if type(_core.trace_ctx.trace) is _EVAL:
@@ -222,8 +242,8 @@ def flush() -> None:
 
 
 def _run(seg) -> None:
-    ops, ext, pend = seg.ops, seg.ext, seg.pend
-    if len(ops) > 1 and FUSE_AFTER > 0:
+    pend = seg.pend
+    if len(pend) > 1 and FUSE_AFTER > 0:
         key = tuple(seg.sig)
         entry = _SEEN.get(key)
         if type(entry) is not list:
@@ -233,23 +253,30 @@ def _run(seg) -> None:
                     _SEEN.clear()
                 _SEEN[key] = seen
             else:
-                program = _kernels.jit(_program(tuple(ops)), name=_name(ops))
-                entry = _SEEN[key] = [program, program.compile_ahead(*ext)]
+                ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, seg.sig, strict=True))
+                program = _kernels.jit(_program(ops), name=_name(ops))
+                entry = _SEEN[key] = [program, program.compile_ahead(*_external(pend))]
         if type(entry) is list:
             program, done = entry
             if done is None or done.is_set():
                 entry[1] = None
-                for p, a in zip(pend, program(*ext), strict=True):
+                for p, a in zip(pend, program(*_external(pend)), strict=True):
                     p.array, p.args = a, None
                 return
-    it = iter(ext)
-    for (e, refs), p in zip(ops, pend, strict=True):
-        args = [next(it) if r < 0 else pend[r].array for r in refs]
+    for p in pend:
+        args = p.args
+        if p.inner:
+            args = [a.array if type(a) is Pending else a for a in args]
         try:
-            p.array = e[3](*args)
+            p.array = p.entry[3](*args)
         except ValueError:  # under a JAX trace: the kernel's own fallback
-            p.array = e[2](*args)
+            p.array = p.entry[2](*args)
         p.args = None
+
+
+def _external(pend) -> list:
+    """A segment's operands from outside it, in order: its program's arguments."""
+    return [a for p in pend for a in p.args if type(a) is not Pending]
 
 
 def _name(ops):

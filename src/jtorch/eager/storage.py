@@ -14,14 +14,15 @@ class Storage:
     __slots__ = ("value", "_ptr", "__weakref__")
 
     def __init__(self, value):
-        self.value = value
-        self._ptr = 0
+        self.value = value  # ``_ptr`` is set when first asked for: most storages never are
 
     @property
     def ptr(self) -> int:
-        if not self._ptr:
-            self._ptr = next(_next_ptr) * _ALIGN * 64
-        return self._ptr
+        try:
+            return self._ptr
+        except AttributeError:
+            self._ptr = ptr = next(_next_ptr) * _ALIGN * 64
+            return ptr
 
     def nbytes(self) -> int:
         return self.value.size * self.value.dtype.itemsize

@@ -20,10 +20,11 @@ from . import hooks
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .lazy import Pending
-from .lazy import storage as lazy_storage
-from .storage import Storage, VersionCounter
+from .storage import _SLOT, LazyStorage, Storage, VersionCounter
 
 _NP2T = {d.np: d for d in D.ALL}
+_new = object.__new__
+_VERSION = VersionCounter.__dict__["version"]  # the slot (a torch.compile trace wraps it)
 _tuple_new = tuple.__new__
 
 
@@ -67,6 +68,20 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+class _LazyVersion:
+    """``Tensor._vc`` of a tensor made without one (``wrap`` of a ``lazy.Pending``: most
+    are never written or saved): made when first read, as a counter that existed all along
+    (version 0, not "born" in a torch.compile trace that first reads it), and kept in the
+    tensor's ``__dict__``, which later reads find first (this descriptor has no setter)."""
+
+    def __get__(self, t, cls=None):
+        if t is None:
+            return self
+        vc = t.__dict__["_vc"] = _new(VersionCounter)
+        _VERSION.__set__(vc, 0)
+        return vc
+
+
 class Tensor:
     """A torch tensor whose data is a ``jax.Array`` held in a (possibly shared) Storage."""
 
@@ -87,6 +102,7 @@ class Tensor:
     _leaf_hooks = None
     _inference = False
     _post_acc_hooks = None
+    _vc = _LazyVersion()  # a recorded op's result gets its counter when first asked for
     __array_priority__ = 1000  # numpy defers binary ops to Tensor's reflected methods
 
     def __new__(cls, *args, **kwargs):
@@ -529,9 +545,13 @@ def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
 
 def wrap(value, requires_grad: bool = False) -> Tensor:
     """A fresh tensor owning a new storage that holds the JAX array ``value``."""
-    t = object.__new__(Tensor)
-    t._storage = Storage(value) if type(value) is not Pending else lazy_storage(value)
-    t._vc = VersionCounter()
+    t = _new(Tensor)
+    if type(value) is not Pending:
+        t._storage = Storage(value)
+        t._vc = VersionCounter()
+    else:  # ``lazy.storage``'s, inline; the version counter comes when read (``_vc``)
+        st = t._storage = _new(LazyStorage)
+        _SLOT.__set__(st, value)
     t._shape = value.shape
     t.dtype = _NP2T[value.dtype]
     if requires_grad:

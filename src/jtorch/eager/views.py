@@ -178,7 +178,8 @@ def _read_unrecorded(x: Tensor, step):
             return S.apply_chain(b, S.join_chain(structure, ()))
 
         kernel = dispatch._fwd_kernel(("read", 1, structure), fn)
-        entry = _READ_TOPS[step] = (("read", 1, structure), fn, kernel, kernel.jitted())
+        entry = _READ_TOPS[step] = lazy.entry(("read", 1, structure), fn, kernel,
+                                             kernel.jitted())
     elif entry is False:
         return None
     return _unrecorded(entry, (x,), record=False)  # the fast paths' plain, unrecorded call
