@@ -51,6 +51,13 @@ PROGRAMS = {
     "gcn": ("tests/programs/gcn.py", "import", [], ["--epochs", "50"]),
     "lbfgs_sine": ("tests/programs/lbfgs_sine.py", "import", [],
                    ["--steps", "1", "--length", "300", "--future", "100"]),
+    "vae_digits": ("examples/vae_digits.py", "backend", [], ("--stop", 30)),
+    "deploy_digits": ("examples/deploy_digits.py", "backend", [], []),
+    "ddp_cnn": ("examples/ddp_cnn.py", "backend", [], ("--stop", 30)),
+    "classifier": ("tests/programs/classifier.py", "import", [], []),
+    "checkpoint": ("tests/programs/checkpoint.py", "import", [], []),
+    "mlp_regression": ("tests/programs/regression.py", "import", [], []),
+    "workers": ("tests/programs/workers.py", "import", [], []),
 }
 
 ONE_THREAD = {

@@ -46,3 +46,13 @@ class SeedDataset(jtorch.utils.data.Dataset):
         info = jtorch.utils.data.get_worker_info()
         return (info.seed, info.id, random.random(), float(np.random.random()),
                 jtorch.rand(()).item())
+
+
+class ParentDataset(jtorch.utils.data.Dataset):
+    """Each item: the fetching process's parent, and a value computed with JAX there."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return jtorch.tensor([float(os.getppid()), (jtorch.arange(3.0) * i).sum().item()])

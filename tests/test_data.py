@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import check
-from data_workers import PidDataset, SeedDataset, ShardedStream, init_worker
+from data_workers import ParentDataset, PidDataset, SeedDataset, ShardedStream, init_worker
 
 import jtorch
 
@@ -321,9 +321,27 @@ def test_loader_attributes_frozen():
 
 
 # ------------------------------------------------------------------ worker processes
-# The workers' datasets live in a module that does not import PyTorch: spawned workers
+# The workers' datasets live in a module that does not import PyTorch: the workers
 # import it to unpickle them, and importing torch there would cost seconds per worker.
 
+
+
+def test_workers_fork_from_a_server_that_never_ran_jax():
+    """Workers start from the fork server (a fresh interpreter that imported jtorch, never
+    ran JAX), not from this process, whose JAX threads a forked child would lack; each
+    runs JAX of its own. Where the platform has no fork server they are spawned."""
+    import multiprocessing
+
+    D = jtorch.utils.data
+    jtorch.ones(2).sum().item()  # this process has run JAX
+    rows = [r for b in D.DataLoader(ParentDataset(), batch_size=2, num_workers=2)
+            for r in b.tolist()]
+    assert [r[1] for r in rows] == [0.0, 3.0, 6.0, 9.0]
+    parents = {int(r[0]) for r in rows}
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        assert len(parents) == 1 and os.getpid() not in parents  # the server
+    else:
+        assert parents == {os.getpid()}
 
 
 def test_workers_are_real_processes_and_match_single_process():

@@ -1,12 +1,16 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes.
 
 Differences from PyTorch:
-- Worker processes start with the ``spawn`` method by default (PyTorch forks on Linux):
-  JAX is multithreaded and not safe to use in a forked child. So, as on macOS/Windows
-  with PyTorch, datasets, ``collate_fn`` and ``worker_init_fn`` must be picklable and
-  the script's entry point guarded by ``if __name__ == "__main__":``. Pass
-  ``multiprocessing_context="fork"`` to fork anyway (only safe if workers never touch
-  JAX, e.g. datasets yielding NumPy data with a NumPy collate_fn).
+- Worker processes start with the ``forkserver`` method by default (``spawn`` where the
+  platform has no forkserver; PyTorch forks on Linux): JAX is multithreaded and not safe
+  to use in a forked child of a process that has used it. The fork server is a fresh
+  interpreter that imports jtorch once and never runs JAX; each worker forks from it, so
+  a worker starts in tens of milliseconds where a spawned one imported jtorch again
+  (about a second). As with spawn (PyTorch on macOS/Windows), datasets, ``collate_fn``
+  and ``worker_init_fn`` must be picklable and the script's entry point guarded by
+  ``if __name__ == "__main__":``. Pass ``multiprocessing_context="fork"`` to fork the
+  main process anyway (only safe if workers never touch JAX, e.g. datasets yielding
+  NumPy data with a NumPy collate_fn).
 - Batches come back from workers by value (a tensor is pickled as its data), not through
   shared memory.
 - ``pin_memory`` is accepted and does nothing: there is no pinned host memory in JAX.
@@ -217,13 +221,23 @@ class _SingleProcessIter(_BaseIter):
         return data
 
 
+def _default_context():
+    """The fork server where the platform has one, preloading jtorch (see the module's
+    docstring); spawn elsewhere."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["jtorch"])  # read when the server starts: the first time
+    return ctx
+
+
 class _MultiProcessIter(_BaseIter):
     """Workers fetch batches for keys sent round-robin; results come back in order."""
 
     def __init__(self, loader: DataLoader):
         ctx = loader.multiprocessing_context
         if ctx is None:
-            ctx = multiprocessing.get_context("spawn")
+            ctx = _default_context()
         elif isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
         self._results = ctx.Queue()
