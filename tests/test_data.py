@@ -344,6 +344,46 @@ def test_workers_fork_from_a_server_that_never_ran_jax():
         assert parents == {os.getpid()}
 
 
+_MODULE_LEVEL_LOADER = """
+import multiprocessing
+from multiprocessing import forkserver
+
+import jtorch
+from jtorch.utils.data import DataLoader, Dataset
+
+
+class Rows(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        return jtorch.tensor([float(i)])
+
+
+# Built when the script runs and again when each worker re-runs its top level: only the
+# program's own process starts the fork server (a worker that did would raise).
+loader = DataLoader(Rows(), batch_size=2, num_workers=2)
+if __name__ == "__main__":
+    running = forkserver._forkserver._forkserver_pid is not None
+    fork = "forkserver" in multiprocessing.get_all_start_methods()
+    print("server started before iterating", running == fork)
+    print([b.flatten().tolist() for b in loader])
+"""
+
+
+def test_loader_built_at_module_level_starts_the_fork_server_once(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "loader_script.py"
+    script.write_text(_MODULE_LEVEL_LOADER)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["server started before iterating True",
+                                        "[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]"]
+
+
 def test_workers_are_real_processes_and_match_single_process():
     D = jtorch.utils.data
     single = [b.tolist() for b in D.DataLoader(PidDataset(), batch_size=2)]

@@ -127,6 +127,8 @@ class DataLoader:
         self._dataset_kind = "iterable" if iterable else "map"
         self._iterator = None
         self._initialized = True
+        if num_workers > 0 and multiprocessing_context is None:
+            _start_fork_server()
 
     def __setattr__(self, name, value):
         if getattr(self, "_initialized", False) and name in self._FROZEN:
@@ -229,6 +231,21 @@ def _default_context():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["jtorch"])  # read when the server starts: the first time
     return ctx
+
+
+def _start_fork_server() -> None:
+    """Start the workers' fork server now, in a program's own process (not in a worker
+    re-running the script's top level), so that its import of jtorch (about a second)
+    overlaps what the program does before it iterates (building a model, an optimizer)."""
+    ctx = _default_context()
+    # A worker re-running the script's top level is named before it does (and gets its
+    # parent after): it starts nothing.
+    if (ctx.get_start_method() != "forkserver" or multiprocessing.parent_process() is not None
+            or multiprocessing.current_process().name != "MainProcess"):
+        return
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
 
 
 class _MultiProcessIter(_BaseIter):
