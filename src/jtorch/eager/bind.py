@@ -358,8 +358,13 @@ def _gen_op(spec, dunder: bool = False):
     if dunder:  # PyTorch's dunders reject an ndarray operand and so leave it to NumPy,
         other = params[1].name  # except ``==``, which reads it as a tensor
         act = f"{other} = _np_tensor({other})" if spec.name == "eq" else "return NotImplemented"
-        body.insert(0, f"    if isinstance({other}, _nd): {act}")
+        check = f"if isinstance({other}, _nd): {act}"
         g["_np_tensor"] = _np_tensor
+        # After the lane (which takes tensors and numbers only), before any other path.
+        at = [i for i, line in enumerate(body) if line.startswith("        _r = _fast(")]
+        for i in reversed(at):
+            body.insert(i, "        " + check)
+        body.insert(len(body) - 2 if at else 0, "    " + check)
     for p in dyn:
         if p.default is not _MISSING:
             body.append(f"    if {p.name} is not _d_{p.name}:")

@@ -127,22 +127,22 @@ def call(e, vals):
         else:  # a tracer (a user's jax.jit), a host array: run now
             return now(e, vals)
     if not mixed:  # all from outside the segment
-        return _record(e, vals, tuple(akey), vals, _outer(len(vals)), False)
-    refs, args, inner = [], [], False
-    for v in vals:
-        if type(v) is Pending:
-            if v.array is None:  # the result of an earlier op of this segment
-                refs.append(v.idx)
-                args.append(v)
-                inner = True
-                continue
-            v = v.array
-        refs.append(-1)
-        args.append(v)
-    return _record(e, vals, tuple(akey), args, tuple(refs), inner)
-
-
-def _record(e, vals, akey, args, refs, inner):
+        args, n = vals, len(vals)
+        refs, inner = _OUTERS[n] if n < 16 else (-1,) * n, False
+    else:
+        refs, args, inner = [], [], False
+        for v in vals:
+            if type(v) is Pending:
+                if v.array is None:  # the result of an earlier op of this segment
+                    refs.append(v.idx)
+                    args.append(v)
+                    inner = True
+                    continue
+                v = v.array
+            refs.append(-1)
+            args.append(v)
+        refs = tuple(refs)
+    akey = tuple(akey)
     res = _AVALS.get(akey)
     if not res:
         if res is None:  # first sight: run it, and learn its result's type
@@ -163,12 +163,7 @@ def _record(e, vals, akey, args, refs, inner):
     return p
 
 
-_OUTERS = [(-1,) * n for n in range(16)]
-
-
-def _outer(n: int) -> tuple:
-    """The wiring of ``n`` operands all from outside the segment."""
-    return _OUTERS[n] if n < 16 else (-1,) * n
+_OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outside
 
 
 def now(e, vals):
