@@ -12,6 +12,7 @@ import math
 import operator
 
 import numpy as np
+from jax._src.array import ArrayImpl
 
 from .. import _dtypes as D
 from .. import _strides
@@ -546,14 +547,18 @@ def _unpickle(array, dtype_name: str, requires_grad: bool) -> Tensor:
 def wrap(value, requires_grad: bool = False) -> Tensor:
     """A fresh tensor owning a new storage that holds the JAX array ``value``."""
     t = _new(Tensor)
-    if type(value) is not Pending:
+    kind = type(value)
+    if kind is not Pending:
         t._storage = Storage(value)
         t._vc = VersionCounter()
+        # An array's shape and dtype through its aval: 0.1 us, against 0.35 us directly.
+        meta = value.aval if kind is ArrayImpl else value
     else:  # ``lazy.storage``'s, inline; the version counter comes when read (``_vc``)
         st = t._storage = _new(LazyStorage)
         _SLOT.__set__(st, value)
-    t._shape = value.shape
-    t.dtype = _NP2T[value.dtype]
+        meta = value
+    t._shape = meta.shape
+    t.dtype = _NP2T[meta.dtype]
     if requires_grad:
         t._requires_grad = True
     if grad_mode._state.inference:

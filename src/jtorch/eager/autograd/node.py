@@ -183,9 +183,13 @@ class OpNode(Node):
         vals = self._replay[2]
         for i, v in enumerate(vals):
             if type(v) is Pending:
-                vals[i] = array(v)
-        self._saved = [(vc, ver, desc, array(v) if type(v) is Pending else v)
-                       for vc, ver, desc, v in self._saved]
+                a = v.array  # its segment has run, mostly (a backward runs it first)
+                vals[i] = a if a is not None else array(v)
+        saved = self._saved
+        for i, (vc, ver, desc, v) in enumerate(saved):
+            if type(v) is Pending:
+                a = v.array
+                saved[i] = (vc, ver, desc, a if a is not None else array(v))
         self._pending = False
 
     def _recompute(self, stale) -> None:
