@@ -61,12 +61,35 @@ def test_alias_probe(outputs):
         "missing MissingTorchAPI jtorch does not implement torch.no_such_api (module torch)",
         "missing MissingTorchAPI jtorch does not implement torch.nn.NoSuchLayer "
         "(module torch.nn)",
-        "missing MissingTorchAPI jtorch does not implement torch.Tensor.no_such_method "
-        "(class torch.Tensor)",
+        # Inside the program, Python's own error, as PyTorch's (no Tensor.__getattr__: it
+        # would slow every attribute read); the runner names it if it ends the program.
+        "missing AttributeError 'Tensor' object has no attribute 'no_such_method'",
         "import ModuleNotFoundError jtorch does not implement torch.no_such_module "
         "(module torch)",
         "main block ran",
     ]
+
+
+def test_program_ended_by_a_missing_tensor_method_names_it(tmp_path):
+    script = tmp_path / "uses_missing.py"
+    script.write_text("import torch\n"
+                      "x = torch.ones(2)\n"
+                      "print(hasattr(x, 'no_such_method'), x.sum().item())\n"
+                      "x.no_such_method()\n")
+    proc = subprocess.run([sys.executable, "-m", "jtorch", str(script)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1
+    assert proc.stdout == "False 2.0\n"
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == ("jtorch._alias.MissingTorchAPI: jtorch does not implement "
+                    "torch.Tensor.no_such_method (class torch.Tensor)")
+    assert "AttributeError: 'Tensor' object has no attribute 'no_such_method'" in proc.stderr
+    # A private name, or one that exists, is not reported as a missing API.
+    script.write_text("import torch\ntorch.ones(2)._no_such\n")
+    proc = subprocess.run([sys.executable, "-m", "jtorch", str(script)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "AttributeError: 'Tensor' object has no attribute '_no_such'")
 
 
 def test_usage_and_missing_script():

@@ -8,6 +8,7 @@ The program sees ``sys.argv == [SCRIPT.py, *args]``, its own directory first on
 
 from __future__ import annotations
 
+import contextlib
 import os
 import runpy
 import sys
@@ -33,12 +34,29 @@ def main(argv: list[str] | None = None) -> int:
     if argv[0] == "-m":
         sys.argv = [argv[1], *argv[2:]]
         sys.path.insert(0, os.getcwd())
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        with _naming_missing_tensor_api():
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
         return 0
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    with _naming_missing_tensor_api():
+        runpy.run_path(script, run_name="__main__")
     return 0
+
+
+@contextlib.contextmanager
+def _naming_missing_tensor_api():
+    """A program ended by a tensor attribute jtorch lacks ends with ``MissingTorchAPI``
+    naming it, raised from Python's AttributeError (which the program itself sees)."""
+    try:
+        yield
+    except AttributeError as error:
+        from ._alias import missing_tensor_api
+
+        missing = missing_tensor_api(error)
+        if missing is None:
+            raise
+        raise missing from error
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ jtorch without a program being edited. Each aliased module gets a module ``__get
 (PEP 562) that names any torch API the program uses and jtorch lacks, e.g.
 ``jtorch does not implement torch.fft (module torch)``, raised as ``MissingTorchAPI`` (an
 ``AttributeError``, so ``hasattr`` and ``getattr(m, name, default)`` behave as usual).
-``Tensor`` gets the same treatment for missing methods.
+A missing ``Tensor`` method raises Python's own AttributeError (as PyTorch's does) inside
+the program: a ``Tensor.__getattr__`` would make every tensor attribute read about 2x
+slower (CPython specialises attribute reads only on classes without one). The runner
+(``python -m jtorch``) names it when it ends the program: ``missing_tensor_api``.
 """
 
 from __future__ import annotations
@@ -57,10 +60,16 @@ def _hook_module(module) -> None:
     module._jtorch_alias_hooked = True
 
 
-def _tensor_getattr(self, name: str):
-    if name.startswith("_"):
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-    raise MissingTorchAPI(f"jtorch does not implement torch.Tensor.{name} (class torch.Tensor)")
+def missing_tensor_api(error: AttributeError) -> MissingTorchAPI | None:
+    """The ``MissingTorchAPI`` to report for ``error`` when it is a public attribute that
+    jtorch's Tensor lacks (PyTorch's may have it), else None."""
+    from .eager.tensor import Tensor
+
+    name = getattr(error, "name", None)
+    if (not isinstance(getattr(error, "obj", None), Tensor) or not isinstance(name, str)
+            or name.startswith("_") or hasattr(Tensor, name)):
+        return None
+    return MissingTorchAPI(f"jtorch does not implement torch.Tensor.{name} (class torch.Tensor)")
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -111,10 +120,6 @@ def install_alias() -> None:
         if public and module is not None:
             _hook_module(module)
             sys.modules[_alias_name(name)] = module
-    from .eager.tensor import Tensor
-
-    if "__getattr__" not in Tensor.__dict__:
-        Tensor.__getattr__ = _tensor_getattr
     _install_shim()
 
 
