@@ -1,8 +1,8 @@
 """DataLoader: batches from a dataset, in the main process or in worker processes.
 
 Differences from PyTorch:
-- Worker processes start with the ``forkserver`` method by default (``spawn`` where the
-  platform has no forkserver; PyTorch forks on Linux): JAX is multithreaded and not safe
+- Worker processes start with the ``forkserver`` method by default on Linux (``spawn``
+  elsewhere; PyTorch forks on Linux): JAX is multithreaded and not safe
   to use in a forked child of a process that has used it. The fork server is a fresh
   interpreter that imports jtorch once and never runs JAX; each worker forks from it, so
   a worker starts in tens of milliseconds where a spawned one imported jtorch again
@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import queue
+import sys
 import warnings
 
 from . import _utils
@@ -224,9 +225,10 @@ class _SingleProcessIter(_BaseIter):
 
 
 def _default_context():
-    """The fork server where the platform has one, preloading jtorch (see the module's
-    docstring); spawn elsewhere."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    """The fork server on Linux, preloading jtorch (see the module's docstring); spawn
+    elsewhere (macOS has a fork server, but forking there after system frameworks have
+    loaded can crash the child, which is why Python spawns by default on macOS)."""
+    if not sys.platform.startswith("linux"):
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["jtorch"])  # read when the server starts: the first time
