@@ -384,6 +384,61 @@ def test_loader_built_at_module_level_starts_the_fork_server_once(tmp_path):
                                         "[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]"]
 
 
+_LOADER_BEFORE_JAX = """
+import os
+import sys
+
+import jtorch
+from jtorch.utils.data import DataLoader, Dataset
+
+print("top level ran")  # once: workers do not re-run the script
+
+
+class Rows(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):  # JAX in the worker, and which process is its parent
+        server = os.getppid()
+        with open(f"/proc/{server}/cmdline", "rb") as f:
+            forked = b"forkserver" not in f.read()
+        return jtorch.tensor([float(i), (jtorch.arange(3.0) * i).sum().item(), forked])
+
+
+def main():
+    loader = DataLoader(Rows(), batch_size=2, num_workers=2)  # no tensor op yet
+    for _ in range(2):  # a second epoch's workers come from the same server
+        print([b.tolist() for b in loader])
+    late = DataLoader(Rows(), batch_size=4, num_workers=1)  # the server is shared
+    print([b.tolist() for b in late])
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_loader_built_before_any_tensor_op_forks_its_server_from_the_program(tmp_path):
+    """No JAX has run when the loader is built: the fork server is a fork of the program
+    (ready at once, no second interpreter importing jtorch); its workers run JAX of their
+    own, and the script's top level runs once."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "early_loader.py"
+    script.write_text(_LOADER_BEFORE_JAX)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    forked = 1.0 if sys.platform.startswith("linux") else 0.0
+    epoch = str([[[0.0, 0.0, forked], [1.0, 3.0, forked]],
+                 [[2.0, 6.0, forked], [3.0, 9.0, forked]]])
+    assert proc.stdout.splitlines() == [
+        "top level ran", epoch, epoch,
+        str([[[0.0, 0.0, forked], [1.0, 3.0, forked], [2.0, 6.0, forked],
+              [3.0, 9.0, forked]]])]
+
+
 def test_workers_are_real_processes_and_match_single_process():
     D = jtorch.utils.data
     single = [b.tolist() for b in D.DataLoader(PidDataset(), batch_size=2)]

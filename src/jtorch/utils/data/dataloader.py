@@ -10,7 +10,9 @@ Differences from PyTorch:
   and ``worker_init_fn`` must be picklable and the script's entry point guarded by
   ``if __name__ == "__main__":``. Pass ``multiprocessing_context="fork"`` to fork the
   main process anyway (only safe if workers never touch JAX, e.g. datasets yielding
-  NumPy data with a NumPy collate_fn).
+  NumPy data with a NumPy collate_fn). A loader built before this process has run JAX
+  (no tensor op yet) gets a server forked from this process, ready at once; the
+  workers' ``__main__`` is then the script as it stood when the loader was built.
 - Batches come back from workers by value (a tensor is pickled as its data), not through
   shared memory.
 - ``pin_memory`` is accepted and does nothing: there is no pinned host memory in JAX.
@@ -25,6 +27,7 @@ import sys
 import warnings
 
 from . import _utils
+from ._utils import fork_server
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import _Failure, _IterableEnd, worker_loop
 from .dataset import IterableDataset
@@ -237,8 +240,10 @@ def _default_context():
 
 def _start_fork_server() -> None:
     """Start the workers' fork server now, in a program's own process (not in a worker
-    re-running the script's top level), so that its import of jtorch (about a second)
-    overlaps what the program does before it iterates (building a model, an optimizer)."""
+    re-running the script's top level): a fork of this process while it has not run JAX
+    (ready at once, ``_utils.fork_server``), else a fresh interpreter whose import of
+    jtorch (about a second) overlaps what the program does before it iterates (building
+    a model, an optimizer)."""
     ctx = _default_context()
     # A worker re-running the script's top level is named before it does (and gets its
     # parent after): it starts nothing.
@@ -247,7 +252,8 @@ def _start_fork_server() -> None:
         return
     from multiprocessing import forkserver
 
-    forkserver.ensure_running()
+    if not fork_server.start():
+        forkserver.ensure_running()
 
 
 class _MultiProcessIter(_BaseIter):
