@@ -126,3 +126,102 @@ def test_retain_graph_and_accumulation(fuse_at):
         return x.grad
 
     assert_same(prog(torch), prog(jtorch))
+
+
+# ------------------------------------------------------------ recorded with its step
+# A fused backward whose gradients are small is recorded into the lazy segment
+# (eager/lazy.py) with the step's forward and the previous update: once that segment
+# repeats, the whole step is one program.
+
+
+def _cubic_steps(t, steps):
+    """PyTorch's polynomial-fit tutorial step (float64): tiny ops, in-place updates."""
+    x = t.linspace(-3.0, 3.0, 50, dtype=t.float64)
+    y = t.sin(x)
+    a, b, c, d = (t.tensor(v, dtype=t.float64, requires_grad=True)
+                  for v in (0.1, -0.2, 0.3, -0.4))
+    losses = []
+    for _ in range(steps):
+        y_pred = a + b * x + c * x**2 + d * x**3
+        loss = (y_pred - y).pow(2).sum()
+        loss.backward()
+        with t.no_grad():
+            for p in (a, b, c, d):
+                p -= 1e-4 * p.grad
+                p.grad = None
+        losses.append(loss.detach())
+    return losses, y_pred.detach(), a.detach(), d.detach()
+
+
+@pytest.fixture
+def lazy_fuse_at(monkeypatch):
+    from jtorch.eager import lazy
+
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    lazy._SEEN.clear()
+    yield lazy
+    lazy._SEEN.clear()
+
+
+def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_at):
+    fuse_at(1)
+    fused._RECORDED.clear()
+    expected = _cubic_steps(torch, 12)
+    assert_same(expected, _cubic_steps(jtorch, 12), rtol=1e-10, atol=1e-12)
+    lazy = lazy_fuse_at
+    steps = [f for sig, f in lazy._SEEN.items() if type(f) is lazy._Fused
+             and any(_is_backward(akey[0]) for akey, _ in sig)]
+    assert steps, "no fused segment held the recorded backward"
+    # The step's temporaries (a scaled gradient, the backward's own result tuple) are
+    # read by nothing outside the segment: its program does not return them.
+    assert any(not all(live) for f in steps for live in f.programs)
+
+
+def _is_backward(number: int) -> bool:
+    return any(rec and rec[0][4] == number for rec in fused._RECORDED.values())
+
+
+def test_recorded_backward_still_checks_saved_tensors(fuse_at):
+    fuse_at(1)
+    fused._RECORDED.clear()
+
+    def prog(t, modify):
+        x = t.linspace(0.0, 1.0, 5, dtype=t.float64)
+        w = t.tensor(0.5, dtype=t.float64, requires_grad=True)
+        for step in range(4):
+            h = w * x
+            y = h * h  # saves h
+            if modify and step == 3:
+                h.add_(1)  # a bumped version: the backward must refuse
+            y.sum().backward()
+        return w.grad
+
+    assert_same(prog(torch, False), prog(jtorch, False))
+    assert any(fused._RECORDED.values())
+    for t in (torch, jtorch):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            prog(t, True)
+
+
+def test_recorded_backward_reads_a_value_written_through_data(fuse_at):
+    """``.data`` writes bump no version: the backward then reads the new value, as
+    PyTorch's does, through the node-by-node check rather than the recorded program."""
+    fuse_at(1)
+    fused._RECORDED.clear()
+
+    def prog(t):
+        x = t.linspace(0.0, 1.0, 5, dtype=t.float64)
+        w = t.tensor(0.5, dtype=t.float64, requires_grad=True)
+        grads = []
+        for step in range(4):
+            h = w * x
+            y = (h * x).sum()
+            if step == 3:
+                x.data = x.data * 2  # mul saved x: PyTorch's backward reads the new x
+            y.backward()
+            grads.append(w.grad.clone())
+            w.grad = None
+        return grads
+
+    assert_same(prog(torch), prog(jtorch))
+    assert any(fused._RECORDED.values())

@@ -236,3 +236,21 @@ def test_put_is_device_put_without_its_python():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     traced = jax.jit(lambda x: x + _kernels.put(np.ones(3, np.float32)))(jnp.ones(3))
     np.testing.assert_array_equal(np.asarray(traced), np.full(3, 2.0, np.float32))
+
+
+def test_committed_output_recorded_lazily_keeps_a_committed_seed(monkeypatch):
+    """An output a recorded op computes (eager/lazy.py) gets its implicit seed after it
+    has run on the node-by-node walk, so a committed graph still commits the seed and the
+    gradients that derive from the seed alone (``w * 2``'s)."""
+    from jtorch.eager.autograd import fused
+
+    monkeypatch.setattr(fused, "AFTER", 0)  # the walk
+    for _ in range(3):  # the ops' types seen: now they are recorded
+        w = jtorch.ones(2, requires_grad=True)
+        (w * 2).sum().backward()
+    w = jtorch.ones(2, requires_grad=True)
+    w._storage.value = jax.device_put(w._value, jax.devices()[0])
+    loss = (w * 2).sum()
+    assert type(loss._storage).__name__ == "LazyStorage"
+    loss.backward()
+    assert w.grad._value.committed and w.grad.tolist() == [2.0, 2.0]

@@ -226,16 +226,21 @@ def test_read_inside_a_jax_trace():
     assert d.tolist() == [1.0, 3.0, 5.0]
 
 
+def _programs() -> int:
+    """How many fused segment programs exist (one per signature and set of live results)."""
+    return sum(len(v.programs) for v in lazy._SEEN.values() if type(v) is lazy._Fused)
+
+
 def test_fused_segment_compiles_once(monkeypatch):
     """A repeated segment runs as one program keyed by its ops, wiring and types."""
     monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
     x = jtorch.linspace(0, 1, 11)
-    before = sum(type(v) is list for v in lazy._SEEN.values())
+    before = _programs()
     results = []
     for _ in range(5):
         y = (x * 1.5 + 0.25) * x - 0.125
         results.append(y.numpy())
-    assert sum(type(v) is list for v in lazy._SEEN.values()) == before + 1
+    assert _programs() == before + 1
     expected = (np.linspace(0, 1, 11, dtype=np.float32) * 1.5 + 0.25) * np.linspace(
         0, 1, 11, dtype=np.float32) - 0.125
     for r in results:
@@ -247,7 +252,7 @@ def test_equal_types_from_distinct_arrays_share_a_key(monkeypatch):
     array each step (a new aval object, as a DataLoader batch has) is the same type, so its
     ops are recorded and its segment fuses, as with one array reused."""
     monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
-    before = sum(type(v) is list for v in lazy._SEEN.values())
+    before = _programs()
     rows = np.arange(12, dtype=np.float32).reshape(3, 4)
     out = []
     for i in range(6):
@@ -256,7 +261,7 @@ def test_equal_types_from_distinct_arrays_share_a_key(monkeypatch):
         if i >= 2:
             assert type(y._storage) is LazyStorage
         out.append(y.numpy())
-    assert sum(type(v) is list for v in lazy._SEEN.values()) == before + 1
+    assert _programs() == before + 1
     for i, r in enumerate(out):
         np.testing.assert_allclose(r, np.sin((rows + i) * 2 + 1), rtol=1e-6)
 
@@ -292,3 +297,21 @@ def test_storage_pointers_made_when_asked():
     pa = a.data_ptr()
     assert pa == a.data_ptr() != b.data_ptr()
     assert a[1:].data_ptr() == pa + 4
+
+
+def test_fused_segment_returns_only_results_still_held(monkeypatch):
+    """A temporary that nothing outside the segment holds stays inside its program."""
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    x = jtorch.linspace(0, 1, 7)
+    kept = []
+    for _ in range(4):
+        y = x * 1.5 + 0.25  # x * 1.5 is read only by the add
+        z = y * 2.0
+        kept.append((y.numpy(), z.numpy()))
+    masks = [live for sig, f in lazy._SEEN.items() if type(f) is lazy._Fused
+             and len(sig) == 3 for live in f.programs]
+    assert (False, True, True) in masks
+    want = np.linspace(0, 1, 7, dtype=np.float32) * 1.5 + 0.25
+    for y, z in kept:
+        np.testing.assert_allclose(y, want, rtol=1e-6)
+        np.testing.assert_allclose(z, want * 2, rtol=1e-6)

@@ -45,7 +45,9 @@ def _is_float(np_dtype) -> bool:
 # Kernels outside the registry whose key names their function completely (the function
 # is built from the key alone), so their programs may be kept on disk (``_executables``).
 _NAMED = frozenset(("read", "scatter", "read_many", "to", "reshape_copy", "detach_copy",
-                    "nn_random", "random", "random_"))
+                    "nn_random", "random", "random_",
+                    # a recorded fused backward and its results (eager/lazy.py ``record``)
+                    "fused_backward", "item"))
 
 
 def _name(kind, key, *more):

@@ -11,7 +11,11 @@ compiled on the background thread where there is one, else op by op through the 
 kernels. Nothing is ever computed from a storage read later than the op: operands are
 captured as values (an array, or the Pending of an earlier op of the segment). A fused
 segment's results may differ from the op-by-op ones in the last bit: XLA:CPU computes a
-multiply feeding an add as one fused multiply-add.
+multiply feeding an add as one fused multiply-add. A fused segment's program returns only
+the results something outside the segment still holds (``_live``): a temporary stays
+inside it. A repeated graph's fused backward whose gradients are small records itself
+too (``record``: one op, one ``item`` op per gradient), so a training step of small ops
+(the last update, the forward, the backward) comes to run as one program.
 
 Recorded: single-output kernels of at most ``MAX_BYTES`` (16 KiB) of result, of plain
 (non-view) tensors and Python numbers, on the main thread, without a profiler, device
@@ -25,7 +29,9 @@ the backward checks it (``OpNode.check_saved``); a backward runs the segment fir
 from __future__ import annotations
 
 import itertools
+import operator
 import os
+import sys
 import threading
 
 import jax
@@ -80,7 +86,7 @@ class _Segment:
 
 _seg = _Segment()
 _AVALS: dict = {}  # (entry number, operand types) -> (result's aval, type), False: not recorded
-_SEEN: dict = {}  # segment signature -> sightings, then [program, Event or None]
+_SEEN: dict = {}  # segment signature -> sightings, then its ``_Fused``
 # Operand types as numbers, so that keys hash as ints (an aval hashes in Python: 0.1 us):
 _TYPES: dict = {}  # id(aval) -> (aval, number); the aval kept alive so its id stays its own
 _NUMBERS: dict = {}  # aval -> number, by value: equal types from distinct avals share one
@@ -166,6 +172,67 @@ def call(e, vals):
 _OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outside
 
 
+def record(e, vals, results) -> list | None:
+    """Record entry ``e``, an op with several results (``results``: their avals), on
+    ``vals`` (arrays, Python numbers, Pendings): a Pending per result, each read from the
+    op's by an ``item`` op of the segment; None where it cannot be recorded (the caller
+    runs it). The fused backward records itself so (``autograd/fused.py``): a step's
+    update, forward and backward then run as one program."""
+    if (not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking
+            or type(_core.trace_ctx.trace) is not _EVAL):
+        return None
+    for v in vals:
+        t = type(v)
+        if not (t is Pending or t is ArrayImpl or t is float or t is int) or (
+                t is Pending and v.array is not None and type(v.array) is not ArrayImpl):
+            return None
+    if len(_seg.pend) + 1 + len(results) > MAX_OPS:
+        flush()
+    akey, refs, args, inner = [e[4]], [], [], False
+    for v in vals:
+        t = type(v)
+        if t is Pending:
+            if v.array is None:  # the result of an earlier op of this segment
+                akey.append(v.type)
+                refs.append(v.idx)
+                args.append(v)
+                inner = True
+                continue
+            v, t = v.array, ArrayImpl
+        if t is ArrayImpl:
+            a = v.aval
+            n = _TYPES.get(id(a))
+            akey.append(n[1] if n is not None else _type(a))
+        else:
+            akey.append(t)
+        refs.append(-1)
+        args.append(v)
+    pend, sig = _seg.pend, _seg.sig
+    whole = Pending((results[0], e[4]), len(pend), e, args, inner)
+    pend.append(whole)
+    sig.append((tuple(akey), tuple(refs)))
+    out = []
+    for j, aval in enumerate(results):
+        n = _TYPES.get(id(aval))
+        item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
+        p = Pending((aval, n[1] if n is not None else _type(aval)), len(pend), item,
+                    [whole], True)
+        pend.append(p)
+        sig.append(((item[4], e[4]), (whole.idx,)))
+        out.append(p)
+    return out
+
+
+_ITEMS: list = []  # entry j: result j of a recorded op with several (``record``)
+
+
+def _item(j: int) -> tuple:
+    while len(_ITEMS) <= j:
+        get = operator.itemgetter(len(_ITEMS))
+        _ITEMS.append(entry(("item", len(_ITEMS)), get, get, get))
+    return _ITEMS[j]
+
+
 def now(e, vals):
     """Run ``e`` on ``vals`` at once (their Pendings' segment first)."""
     for v in vals:
@@ -192,6 +259,8 @@ def array(p: Pending):
     if p.array is None:
         if _ident() == _MAIN:
             flush()
+            if p.array is None and p.args is not None:  # one its segment's program dropped
+                _compute(p)
         else:
             _compute(p)
         if p.array is None:
@@ -239,24 +308,31 @@ def flush() -> None:
 def _run(seg) -> None:
     pend = seg.pend
     if len(pend) > 1 and FUSE_AFTER > 0:
-        key = tuple(seg.sig)
-        entry = _SEEN.get(key)
-        if type(entry) is not list:
-            seen = (entry or 0) + 1
+        sig = tuple(seg.sig)
+        fused = _SEEN.get(sig)
+        if type(fused) is not _Fused:
+            seen = (fused or 0) + 1
             if seen < FUSE_AFTER:
                 if len(_SEEN) > 4096:  # segments that keep changing: forget them
                     _SEEN.clear()
-                _SEEN[key] = seen
+                _SEEN[sig] = seen
             else:
-                ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, seg.sig, strict=True))
-                program = _kernels.jit(_program(ops), name=_name(ops))
-                entry = _SEEN[key] = [program, program.compile_ahead(*_external(pend))]
-        if type(entry) is list:
+                fused = _SEEN[sig] = _Fused(sig)
+        if type(fused) is _Fused:
+            live = _live(pend, fused.inner)
+            entry = fused.programs.get(live)
+            if entry is None:
+                ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, sig, strict=True))
+                program = _kernels.jit(_program(ops, live), name=_name(ops, live))
+                entry = fused.programs[live] = [program,
+                                                program.compile_ahead(*_external(pend))]
             program, done = entry
             if done is None or done.is_set():
                 entry[1] = None
-                for p, a in zip(pend, program(*_external(pend)), strict=True):
-                    p.array, p.args = a, None
+                out = iter(program(*_external(pend)))
+                for p, keep in zip(pend, live, strict=True):
+                    if keep:
+                        p.array, p.args = next(out), None
                 return
     for p in pend:
         args = p.args
@@ -269,23 +345,56 @@ def _run(seg) -> None:
         p.args = None
 
 
+class _Fused:
+    """A segment signature that has come ``FUSE_AFTER`` times: its programs, one per set
+    of results still held when it runs (``_live``), and how often each op's result is an
+    operand of a later op of the segment."""
+
+    __slots__ = ("inner", "programs")
+
+    def __init__(self, sig):
+        inner = [0] * len(sig)
+        for _, refs in sig:
+            for r in refs:
+                if r >= 0:
+                    inner[r] += 1
+        self.inner, self.programs = inner, {}
+
+
+def _live(pend, inner) -> tuple:
+    """Per Pending, whether anything outside the segment holds it (a tensor's storage, an
+    autograd node, another storage that took it): only those leave the program. A result
+    that nothing else will read (a temporary, a forward value whose node the backward has
+    released) stays inside, where XLA fuses it away. A Pending has no weak references, so
+    its reference count says it all: beyond its later operands' uses, the segment's list
+    and the call hold 2 (no local variable may hold it here)."""
+    live = []
+    for i, n in enumerate(inner):
+        live.append(_refcount(pend[i]) > 2 + n)
+    return tuple(live)
+
+
+_refcount = sys.getrefcount
+
+
 def _external(pend) -> list:
     """A segment's operands from outside it, in order: its program's arguments."""
     return [a for p in pend for a in p.args if type(a) is not Pending]
 
 
-def _name(ops):
+def _name(ops, live):
     """The on-disk name of a segment's program (see ``_executables``): its ops' keys and
-    operand wiring, where every op's key names its function (``dispatch._name``)."""
+    operand wiring, where every op's key names its function (``dispatch._name``), and
+    which results it returns."""
     from .dispatch import _name as op_name
 
     if all(op_name("forward", e[0]) is not None for e, _ in ops):
-        return ("segment", tuple((e[0], refs) for e, refs in ops))
+        return ("segment", tuple((e[0], refs) for e, refs in ops), live)
     return None
 
 
-def _program(ops):
-    """The pure function of a segment: its external operands in, every result out."""
+def _program(ops, live):
+    """The pure function of a segment: its external operands in, the ``live`` results out."""
     plan = tuple((e[1], refs) for e, refs in ops)
 
     def segment(*ext):
@@ -293,6 +402,6 @@ def _program(ops):
         env = []
         for fn, refs in plan:
             env.append(fn(*[next(it) if r < 0 else env[r] for r in refs]))
-        return tuple(env)
+        return tuple(v for v, keep in zip(env, live, strict=True) if keep)
 
     return segment

@@ -15,6 +15,7 @@ import numpy as np
 from ... import _kernels
 from ..._device import PLACEMENT
 from .. import dispatch, hooks, lazy
+from ..storage import LazyStorage
 from ..tensor import Tensor, wrap
 from . import fused, grad_mode
 from .node import AccumulateGrad, OpNode
@@ -131,10 +132,23 @@ def _one(t: Tensor):
     return g
 
 
+def _uncommitted_one(t: Tensor):
+    """``_one`` for an output a recorded op (``eager/lazy.py``) will compute, without
+    running it: uncommitted. Only a fused backward may take it: its program reads every
+    input of the graph, so a committed one still commits the gradients; the walk takes
+    ``_one`` (``run_backward``)."""
+    key = (t._shape, t.dtype, False, None)
+    g = _ONES.get(key)
+    if g is None:
+        g = _ONES[key] = jax.device_put(np.ones(t._shape, t.dtype.np))
+    return g
+
+
 def _seed(roots_t, grads):
+    """The roots' edges and their seeds, and which seeds are ``_uncommitted_one``s."""
     if grads is not None and len(grads) != len(roots_t):
         raise RuntimeError(f"got {len(roots_t)} tensors and {len(grads)} gradients")
-    roots, seeds = [], []
+    roots, seeds, provisional = [], [], []
     for i, t in enumerate(roots_t):
         if not t.requires_grad:
             raise RuntimeError(
@@ -146,7 +160,13 @@ def _seed(roots_t, grads):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.is_complex:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            g = _one(t)
+            st = t._storage
+            if (type(st) is LazyStorage and st.pending.array is None and not t._chain
+                    and hooks.RECORDER is None):
+                g = _uncommitted_one(t)
+                provisional.append(i)
+            else:
+                g = _one(t)
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(
@@ -161,21 +181,23 @@ def _seed(roots_t, grads):
             )
         roots.append(t._edge())
         seeds.append(g)
-    return roots, seeds
+    return roots, seeds, provisional
 
 
 def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accumulate=True):
     """Propagate from ``roots_t``. ``capture``: {(node, nr): slot} whose grads to return."""
     if retain_graph is None:
         retain_graph = create_graph
-    lazy.flush()  # recorded ops run first: their nodes hold their results
     if hooks.RECORDER is not None:
         hooks.RECORDER.backward_called = True
-    roots, seeds = _seed(roots_t, grads)
+    roots, seeds, provisional = _seed(roots_t, grads)
     deps, nodes = _collect(roots)
     if capture is None and not create_graph and fused.try_fused(
             roots, seeds, nodes, retain_graph, accumulate):
         return {}
+    lazy.flush()  # recorded ops run first: their nodes hold their results
+    for i in provisional:
+        seeds[i] = _one(roots_t[i])
     targets = None if capture is None or accumulate else {n for n, _ in capture}
     needed = _needed(nodes, targets) if targets is not None else None
     buffers: dict = {}

@@ -16,6 +16,14 @@ in a thousand steps of a small model (0.1-0.2 ms a step), so a graph seen a few 
 (a short run, the last partial batch of each epoch) is not worth one on a first run. Where
 there is a background compile thread (``_kernels.ahead``) the program compiles there and
 the graph keeps walking until it is ready, so no step waits for it.
+A plain ``backward()`` (no ``retain_graph``) of such a graph whose gradients are small
+(``lazy.MAX_BYTES``) and whose nodes all recompute (recorded ops) is itself recorded into
+the lazy segment (``eager/lazy.py``), once its program has run once (for its results'
+types), and the segment runs at once: a repeated step's segment (the last update, the
+forward, this backward) then fuses into one program. Saved tensors are checked first
+without running anything (``OpNode.saved_intact``); a value that may have changed without
+a version bump (a write through ``.data``) takes the unrecorded way, whose check
+(``check_saved``) reads it.
 Graphs with convolutions or recurrent layers keep the walk too: their VJPs are
 compute-bound, so fusing saves little per step, while compiling them again as part of
 one program cost whole seconds of a short run (the LSTM language model: +2.4 s) and made
@@ -27,10 +35,11 @@ from __future__ import annotations
 import os
 
 import jax.numpy as jnp
+from jax._src.array import ArrayImpl
 
 from ... import _kernels
 from ..._device import PLACEMENT
-from .. import dispatch, hooks
+from .. import dispatch, hooks, lazy
 from ..tensor import Tensor
 from . import engine, grad_mode
 from .node import AccumulateGrad, OpNode, torch_vjp
@@ -110,8 +119,9 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             name = ("fused_backward", key) if all(
                 p[3] is None or dispatch._name("forward", p[3][0]) is not None
                 for p in plan) else None
-            program = _PROGRAMS[key] = _kernels.jit(  # a whole backward: see _kernels
-                _program(plan, fns, root_targets, len(leaves)), full_opt=True, name=name)
+            fn = _program(plan, fns, root_targets, len(leaves))
+            program = _PROGRAMS[key] = _kernels.jit(fn, full_opt=True, name=name)  # see _kernels
+            _PURE[key] = fn, name
             # Compiled on the background thread where there is one; the graph walks meanwhile.
             done = program.compile_ahead(_inputs(ops), values)
         entry = _SEEN[key] = [program, done]
@@ -120,9 +130,20 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         if not done.is_set():
             return False
         entry[1] = None
-    for n in ops:
-        n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
-    grads = program(_inputs(ops), values)
+    grads = flat = None
+    if not retain_graph:  # recorded, then run with the recorded ops before it (one program)
+        flat, arity = _flat(ops, values)
+        rec = _RECORDED.get((key, arity)) if flat is not None else None
+        if rec and all(n.saved_intact() for n in ops):
+            grads = lazy.record(rec[0], flat, rec[1])
+    recorded = grads is not None
+    if not recorded:
+        lazy.flush()  # recorded ops run first: their nodes hold their results
+        for n in ops:
+            n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
+        grads = program(_inputs(ops), values)
+        if flat is not None and (key, arity) not in _RECORDED:
+            _RECORDED[(key, arity)] = _recordable(key, program, arity, grads)
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
@@ -130,7 +151,57 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     if not retain_graph:
         for n in ops:
             n.release()
+    if recorded:
+        lazy.flush()  # a step's segments end at its backward, so that they repeat
     return True
+
+
+_PURE: dict = {}  # graph key -> (the program's pure function, its on-disk name or None)
+# (graph key, operand counts) -> (lazy entry, result avals), or False: not recorded
+_RECORDED: dict = {}
+
+
+def _flat(ops, values):
+    """The program's operands as one flat list, and the count per node (then seeds), where
+    every node recomputes (keeps no VJP: recorded ops do); (None, None) otherwise."""
+    flat, arity = [], []
+    for n in ops:
+        if n._vjp is not None:
+            return None, None
+        vals = n._replay[2]
+        flat.extend(vals)
+        arity.append(len(vals))
+    flat.extend(values)
+    arity.append(len(values))
+    return flat, tuple(arity)
+
+
+def _recordable(key, program, arity, grads):
+    """How graph ``key``'s program is recorded as an op (``lazy.record``): its entry and its
+    results' avals, learnt from ``grads``, its first results; False where they are not all
+    small arrays (a large gradient is better computed at once: see ``lazy.MAX_BYTES``)."""
+    if not grads or not all(type(g) is ArrayImpl and g.nbytes <= lazy.MAX_BYTES
+                            for g in grads):
+        return False
+    pure, name = _PURE[key]
+
+    def nest(flat):
+        vjps, i = [], 0
+        for k in arity[:-1]:
+            vjps.append(list(flat[i:i + k]))
+            i += k
+        return vjps, list(flat[i:])
+
+    def kernel(*flat):
+        return program(*nest(flat))
+
+    def fn(*flat):
+        return pure(*nest(flat))
+
+    # Named on disk (inside a segment's program) where the program is.
+    entry = lazy.entry(("fused_backward", key, arity) if name else (None, key), fn, kernel,
+                       kernel)
+    return entry, [g.aval for g in grads]
 
 
 def _inputs(ops):

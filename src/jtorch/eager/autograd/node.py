@@ -13,7 +13,7 @@ from ... import _dtypes as D
 from ... import _kernels
 from ..._device import PLACEMENT
 from ..lazy import Pending, array
-from ..storage import Storage
+from ..storage import _SLOT, Storage
 
 _seq = itertools.count()
 
@@ -176,6 +176,30 @@ class OpNode(Node):
                 stale.append((desc, value))
         if stale is not None:
             self._recompute(stale)
+
+    def saved_intact(self) -> bool:
+        """``check_saved`` before the recorded ops (``eager/lazy.py``) have run, for a
+        backward recorded too: the same error for a changed version; False where a saved
+        value may have changed without one (``check_saved`` then looks closer)."""
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        for vc, version, desc, value in self._saved:
+            if vc.version != version:
+                raise modified_error(vc.version, version, *self._describe(desc))
+            if value is None or type(value) is np.ndarray:
+                continue
+            src = desc[2]
+            if not isinstance(src, Storage):
+                if type(src) is weakref.ref or src._chain:
+                    return False
+                src = src._storage
+            now = _SLOT.__get__(src, Storage)  # an array or a Pending, without running it
+            if now is not value:
+                now = now.array if type(now) is Pending else now
+                if now is None or now is not (value.array if type(value) is Pending
+                                              else value):
+                    return False
+        return True
 
     def _resolve(self) -> None:
         """The arrays of the recorded ops (``eager/lazy.py``) this node's inputs and saved
