@@ -315,3 +315,31 @@ def test_fused_segment_returns_only_results_still_held(monkeypatch):
     for y, z in kept:
         np.testing.assert_allclose(y, want, rtol=1e-6)
         np.testing.assert_allclose(z, want * 2, rtol=1e-6)
+
+
+def test_recorded_op_inherits_the_sightings_of_the_ops_before_it(monkeypatch):
+    """``record`` (an op with several results, as the fused backward records itself) on a
+    segment whose ops have come often: the longer segment counts as seen as often, so it
+    fuses as soon as they would."""
+    import jax
+
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 50)
+    monkeypatch.setattr(lazy, "_SEEN", {})  # only this test's segments
+    x = jtorch.linspace(0, 1, 5)
+
+    def pair(a):
+        return a + 1, a * 2
+
+    kernel = jax.jit(pair)
+    e = lazy.entry(("pair",), pair, kernel, kernel)
+    for _ in range(8):  # the prefix alone
+        y = x * 2.0 + 1.0
+        y.numpy()
+    prefix = max(v for sig, v in lazy._SEEN.items() if len(sig) == 2 and type(v) is int)
+    y = x * 2.0 + 1.0
+    p, q = lazy.record(e, [y._storage.pending], [y._storage.pending.aval] * 2)
+    lazy.flush()
+    assert [v for sig, v in lazy._SEEN.items() if len(sig) == 5] == [prefix + 1]
+    want = np.linspace(0, 1, 5, dtype=np.float32) * 2 + 1
+    np.testing.assert_allclose(np.asarray(p.array), want + 1, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(q.array), want * 2, rtol=1e-6)

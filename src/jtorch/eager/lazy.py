@@ -78,10 +78,11 @@ class Pending:
 
 
 class _Segment:
-    __slots__ = ("pend", "sig")
+    __slots__ = ("pend", "sig", "prior")
 
     def __init__(self):
         self.pend, self.sig = [], []  # the Pendings; per op (operand types, wiring)
+        self.prior = 0  # sightings credited to it: those of the ops before a ``record``
 
 
 _seg = _Segment()
@@ -188,6 +189,10 @@ def record(e, vals, results) -> list | None:
             return None
     if len(_seg.pend) + 1 + len(results) > MAX_OPS:
         flush()
+    # The ops before it have come as often as their signature says: so has the segment
+    # with it (a step's forward, then its backward), which then fuses as soon.
+    before = _SEEN.get(tuple(_seg.sig))
+    _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
     akey, refs, args, inner = [e[4]], [], [], False
     for v in vals:
         t = type(v)
@@ -311,7 +316,7 @@ def _run(seg) -> None:
         sig = tuple(seg.sig)
         fused = _SEEN.get(sig)
         if type(fused) is not _Fused:
-            seen = (fused or 0) + 1
+            seen = max(fused or 0, seg.prior) + 1
             if seen < FUSE_AFTER:
                 if len(_SEEN) > 4096:  # segments that keep changing: forget them
                     _SEEN.clear()
