@@ -439,6 +439,22 @@ def test_loader_built_before_any_tensor_op_forks_its_server_from_the_program(tmp
               [3.0, 9.0, forked]]])]
 
 
+def test_a_collected_iterator_stops_its_workers():
+    """A loader and its persistent iterator (a reference cycle) left to the collector:
+    the workers are told to stop without the collector waiting on them, and exit."""
+    import gc
+
+    loader = jtorch.utils.data.DataLoader(PidDataset(), batch_size=2, num_workers=2,
+                                          persistent_workers=True)
+    assert len(list(loader)) == 4
+    workers = list(loader._iterator._workers)
+    del loader
+    gc.collect()
+    for w in workers:
+        w.join(timeout=60)
+        assert not w.is_alive()
+
+
 def test_workers_are_real_processes_and_match_single_process():
     D = jtorch.utils.data
     single = [b.tolist() for b in D.DataLoader(PidDataset(), batch_size=2)]

@@ -373,5 +373,12 @@ class _MultiProcessIter(_BaseIter):
                 w.terminate()
 
     def __del__(self):
+        # Stopped, not told: when the collector frees this iterator with its loader (a
+        # persistent iterator and its loader hold each other), its queues are finalised
+        # first, so a stop message would never leave, and waiting for the workers to take
+        # it held the program for the join's timeouts.
         if not getattr(self, "_shutdown", True):
-            self._close()
+            self._shutdown = True
+            for w in self._workers:
+                if w.is_alive():
+                    w.terminate()
