@@ -373,6 +373,8 @@ def _live(pend, inner) -> tuple:
     released) stays inside, where XLA fuses it away. A Pending has no weak references, so
     its reference count says it all: beyond its later operands' uses, the segment's list
     and the call hold 2 (no local variable may hold it here)."""
+    if not _COUNTED:
+        return (True,) * len(pend)
     live = []
     for i, n in enumerate(inner):
         live.append(_refcount(pend[i]) > 2 + n)
@@ -380,6 +382,8 @@ def _live(pend, inner) -> tuple:
 
 
 _refcount = sys.getrefcount
+# A free-threaded CPython may defer or split reference counts: there, every result leaves.
+_COUNTED = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 def _external(pend) -> list:
