@@ -197,7 +197,7 @@ def test_recorded_backward_still_checks_saved_tensors(fuse_at):
         return w.grad
 
     assert_same(prog(torch, False), prog(jtorch, False))
-    assert any(fused._RECORDED.values())
+    assert any(rec[1] for rec in fused._RECORDED.values())
     for t in (torch, jtorch):
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             prog(t, True)
@@ -224,4 +224,24 @@ def test_recorded_backward_reads_a_value_written_through_data(fuse_at):
         return grads
 
     assert_same(prog(torch), prog(jtorch))
-    assert any(fused._RECORDED.values())
+    assert any(rec[1] for rec in fused._RECORDED.values())
+
+
+def test_recorded_backward_learns_its_results_per_operand_types(fuse_at):
+    """One graph structure (a cast's output type is all its key holds of the leaf) over
+    leaves of two dtypes: each gradient has its leaf's dtype, recorded or not."""
+    fuse_at(1)
+    fused._RECORDED.clear()
+
+    def prog(t, dtype):
+        x = t.linspace(0.0, 1.0, 5)
+        w = t.tensor(0.5, dtype=dtype, requires_grad=True)
+        grads = []
+        for _ in range(4):
+            (w.float() * x).sum().backward()
+            grads.append(w.grad)
+            w.grad = None
+        return grads
+
+    for dtype in ("float64", "float16", "float64"):
+        assert_same(prog(torch, getattr(torch, dtype)), prog(jtorch, getattr(jtorch, dtype)))

@@ -173,49 +173,66 @@ def call(e, vals):
 _OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outside
 
 
-def record(e, vals, results) -> list | None:
-    """Record entry ``e``, an op with several results (``results``: their avals), on
-    ``vals`` (arrays, Python numbers, Pendings): a Pending per result, each read from the
-    op's by an ``item`` op of the segment; None where it cannot be recorded (the caller
-    runs it). The fused backward records itself so (``autograd/fused.py``): a step's
-    update, forward and backward then run as one program."""
+def operand_key(e, vals) -> tuple | None:
+    """Entry ``e`` and its operands' types, as ``call`` keys an op (a Pending by its
+    result's type: the same number as its array's), or None for an operand ``record``
+    does not take."""
+    akey = [e[4]]
+    for v in vals:
+        t = type(v)
+        if t is Pending:
+            if v.array is None:
+                akey.append(v.type)
+                continue
+            v = v.array
+            t = type(v)
+        if t is ArrayImpl:
+            a = v.aval
+            n = _TYPES.get(id(a))
+            akey.append(n[1] if n is not None else _type(a))
+        elif t is float or t is int:
+            akey.append(t)
+        else:
+            return None
+    return tuple(akey)
+
+
+def record(e, vals, known: dict) -> list | None:
+    """Record entry ``e``, an op with several results, on ``vals`` (arrays, Python numbers,
+    Pendings): a Pending per result, each read from the op's by an ``item`` op of the
+    segment. ``known`` maps ``operand_key``s to the results' avals, learnt from runs of
+    the op; None where it cannot be recorded (those operand types not yet run, another
+    thread, a trace): the caller runs it. The fused backward records itself so
+    (``autograd/fused.py``): a step's update, forward and backward then run as one
+    program."""
     if (not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking
             or type(_core.trace_ctx.trace) is not _EVAL):
         return None
-    for v in vals:
-        t = type(v)
-        if not (t is Pending or t is ArrayImpl or t is float or t is int) or (
-                t is Pending and v.array is not None and type(v.array) is not ArrayImpl):
-            return None
+    akey = operand_key(e, vals)
+    results = known.get(akey) if akey is not None else None
+    if results is None:
+        return None
     if len(_seg.pend) + 1 + len(results) > MAX_OPS:
         flush()
     # The ops before it have come as often as their signature says: so has the segment
     # with it (a step's forward, then its backward), which then fuses as soon.
     before = _SEEN.get(tuple(_seg.sig))
     _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
-    akey, refs, args, inner = [e[4]], [], [], False
+    refs, args, inner = [], [], False
     for v in vals:
-        t = type(v)
-        if t is Pending:
+        if type(v) is Pending:
             if v.array is None:  # the result of an earlier op of this segment
-                akey.append(v.type)
                 refs.append(v.idx)
                 args.append(v)
                 inner = True
                 continue
-            v, t = v.array, ArrayImpl
-        if t is ArrayImpl:
-            a = v.aval
-            n = _TYPES.get(id(a))
-            akey.append(n[1] if n is not None else _type(a))
-        else:
-            akey.append(t)
+            v = v.array
         refs.append(-1)
         args.append(v)
     pend, sig = _seg.pend, _seg.sig
     whole = Pending((results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)
-    sig.append((tuple(akey), tuple(refs)))
+    sig.append((akey, tuple(refs)))
     out = []
     for j, aval in enumerate(results):
         n = _TYPES.get(id(aval))

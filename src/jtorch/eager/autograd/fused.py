@@ -130,20 +130,26 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         if not done.is_set():
             return False
         entry[1] = None
-    grads = flat = None
+    grads = rec = None
     if not retain_graph:  # recorded, then run with the recorded ops before it (one program)
         flat, arity = _flat(ops, values)
-        rec = _RECORDED.get((key, arity)) if flat is not None else None
-        if rec and all(n.saved_intact() for n in ops):
-            grads = lazy.record(rec[0], flat, rec[1])
+        if flat is not None:
+            rec = _RECORDED.get((key, arity))
+            if rec is None:
+                rec = _RECORDED[(key, arity)] = _recordable(key, program, arity)
+            if rec[1] and all(n.saved_intact() for n in ops):
+                grads = lazy.record(rec[0], flat, rec[1])
     recorded = grads is not None
     if not recorded:
         lazy.flush()  # recorded ops run first: their nodes hold their results
         for n in ops:
             n.check_saved()  # PyTorch's errors for modified saved tensors; recomputes stale VJPs
         grads = program(_inputs(ops), values)
-        if flat is not None and (key, arity) not in _RECORDED:
-            _RECORDED[(key, arity)] = _recordable(key, program, arity, grads)
+        if rec is not None:  # the results' types for these operand types, where small
+            akey = lazy.operand_key(rec[0], _flat(ops, values)[0])
+            if akey is not None and akey not in rec[1] and grads and all(
+                    type(g) is ArrayImpl and g.nbytes <= lazy.MAX_BYTES for g in grads):
+                rec[1][akey] = [g.aval for g in grads]
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
@@ -157,7 +163,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
 
 
 _PURE: dict = {}  # graph key -> (the program's pure function, its on-disk name or None)
-# (graph key, operand counts) -> (lazy entry, result avals), or False: not recorded
+# (graph key, operand counts) -> (lazy entry, {operand types: its results' avals}): the
+# graph key holds its ops' output types, not their operands', so the results' types are
+# learnt per operand types (``lazy.operand_key``), from a run; only small ones are kept (a
+# large gradient is better computed at once: see ``lazy.MAX_BYTES``).
 _RECORDED: dict = {}
 
 
@@ -176,13 +185,9 @@ def _flat(ops, values):
     return flat, tuple(arity)
 
 
-def _recordable(key, program, arity, grads):
-    """How graph ``key``'s program is recorded as an op (``lazy.record``): its entry and its
-    results' avals, learnt from ``grads``, its first results; False where they are not all
-    small arrays (a large gradient is better computed at once: see ``lazy.MAX_BYTES``)."""
-    if not grads or not all(type(g) is ArrayImpl and g.nbytes <= lazy.MAX_BYTES
-                            for g in grads):
-        return False
+def _recordable(key, program, arity):
+    """How graph ``key``'s program is recorded as an op (``lazy.record``): its entry, and
+    the results' types known so far (none)."""
     pure, name = _PURE[key]
 
     def nest(flat):
@@ -201,7 +206,7 @@ def _recordable(key, program, arity, grads):
     # Named on disk (inside a segment's program) where the program is.
     entry = lazy.entry(("fused_backward", key, arity) if name else (None, key), fn, kernel,
                        kernel)
-    return entry, [g.aval for g in grads]
+    return entry, {}
 
 
 def _inputs(ops):
