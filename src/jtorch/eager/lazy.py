@@ -137,18 +137,7 @@ def call(e, vals):
         args, n = vals, len(vals)
         refs, inner = _OUTERS[n] if n < 16 else (-1,) * n, False
     else:
-        refs, args, inner = [], [], False
-        for v in vals:
-            if type(v) is Pending:
-                if v.array is None:  # the result of an earlier op of this segment
-                    refs.append(v.idx)
-                    args.append(v)
-                    inner = True
-                    continue
-                v = v.array
-            refs.append(-1)
-            args.append(v)
-        refs = tuple(refs)
+        refs, args, inner = _wiring(vals)
     akey = tuple(akey)
     res = _AVALS.get(akey)
     if not res:
@@ -171,6 +160,24 @@ def call(e, vals):
 
 
 _OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outside
+
+
+def _wiring(vals) -> tuple:
+    """(refs, args, inner) of operands some of which are Pendings: per operand the index
+    of the earlier op of this segment computing it (-1: from outside), the operands with
+    run Pendings as their arrays, and whether any comes from inside."""
+    refs, args, inner = [], [], False
+    for v in vals:
+        if type(v) is Pending:
+            if v.array is None:  # the result of an earlier op of this segment
+                refs.append(v.idx)
+                args.append(v)
+                inner = True
+                continue
+            v = v.array
+        refs.append(-1)
+        args.append(v)
+    return tuple(refs), args, inner
 
 
 def operand_key(e, vals) -> tuple | None:
@@ -218,21 +225,11 @@ def record(e, vals, known: dict) -> list | None:
     # with it (a step's forward, then its backward), which then fuses as soon.
     before = _SEEN.get(tuple(_seg.sig))
     _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
-    refs, args, inner = [], [], False
-    for v in vals:
-        if type(v) is Pending:
-            if v.array is None:  # the result of an earlier op of this segment
-                refs.append(v.idx)
-                args.append(v)
-                inner = True
-                continue
-            v = v.array
-        refs.append(-1)
-        args.append(v)
+    refs, args, inner = _wiring(vals)
     pend, sig = _seg.pend, _seg.sig
     whole = Pending((results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)
-    sig.append((akey, tuple(refs)))
+    sig.append((akey, refs))
     out = []
     for j, aval in enumerate(results):
         n = _TYPES.get(id(aval))
