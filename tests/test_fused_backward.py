@@ -56,7 +56,7 @@ def test_fused_training_matches_pytorch_and_compiles_once(fuse_at):
     actual = _mlp_steps(jtorch, 6)
     assert_same(expected, actual, rtol=1e-10, atol=1e-12)
     assert len(fused._PROGRAMS) == 1
-    (program,) = fused._PROGRAMS.values()
+    ((program, _),) = fused._PROGRAMS.values()  # (program, its recorded forms)
     assert program._cache_size() == 1  # the same graph structure never retraces
 
 
@@ -165,7 +165,6 @@ def lazy_fuse_at(monkeypatch):
 
 def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_at):
     fuse_at(1)
-    fused._RECORDED.clear()
     expected = _cubic_steps(torch, 12)
     assert_same(expected, _cubic_steps(jtorch, 12), rtol=1e-10, atol=1e-12)
     lazy = lazy_fuse_at
@@ -177,13 +176,17 @@ def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_
     assert any(not all(live) for f in steps for live in f.programs)
 
 
+def _recorded() -> list:
+    """Every graph's recorded forms: (lazy entry, {operand types: results' avals})."""
+    return [rec for _, forms in fused._PROGRAMS.values() for rec in forms.values()]
+
+
 def _is_backward(number: int) -> bool:
-    return any(rec and rec[0][4] == number for rec in fused._RECORDED.values())
+    return any(rec and rec[0][4] == number for rec in _recorded())
 
 
 def test_recorded_backward_still_checks_saved_tensors(fuse_at):
     fuse_at(1)
-    fused._RECORDED.clear()
 
     def prog(t, modify):
         x = t.linspace(0.0, 1.0, 5, dtype=t.float64)
@@ -197,7 +200,7 @@ def test_recorded_backward_still_checks_saved_tensors(fuse_at):
         return w.grad
 
     assert_same(prog(torch, False), prog(jtorch, False))
-    assert any(rec[1] for rec in fused._RECORDED.values())
+    assert any(rec[1] for rec in _recorded())
     for t in (torch, jtorch):
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             prog(t, True)
@@ -207,7 +210,6 @@ def test_recorded_backward_reads_a_value_written_through_data(fuse_at):
     """``.data`` writes bump no version: the backward then reads the new value, as
     PyTorch's does, through the node-by-node check rather than the recorded program."""
     fuse_at(1)
-    fused._RECORDED.clear()
 
     def prog(t):
         x = t.linspace(0.0, 1.0, 5, dtype=t.float64)
@@ -224,14 +226,13 @@ def test_recorded_backward_reads_a_value_written_through_data(fuse_at):
         return grads
 
     assert_same(prog(torch), prog(jtorch))
-    assert any(rec[1] for rec in fused._RECORDED.values())
+    assert any(rec[1] for rec in _recorded())
 
 
 def test_recorded_backward_learns_its_results_per_operand_types(fuse_at):
     """One graph structure (a cast's output type is all its key holds of the leaf) over
     leaves of two dtypes: each gradient has its leaf's dtype, recorded or not."""
     fuse_at(1)
-    fused._RECORDED.clear()
 
     def prog(t, dtype):
         x = t.linspace(0.0, 1.0, 5)

@@ -184,12 +184,21 @@ def operand_key(e, vals) -> tuple | None:
     """Entry ``e`` and its operands' types, as ``call`` keys an op (a Pending by its
     result's type: the same number as its array's), or None for an operand ``record``
     does not take."""
-    akey = [e[4]]
+    keyed = _keyed(e, vals)
+    return keyed[0] if keyed is not None else None
+
+
+def _keyed(e, vals) -> tuple | None:
+    """(``operand_key``, then ``_wiring``'s three) of ``vals`` in one pass, or None."""
+    akey, refs, args, inner = [e[4]], [], [], False
     for v in vals:
         t = type(v)
         if t is Pending:
-            if v.array is None:
+            if v.array is None:  # the result of an earlier op of this segment
                 akey.append(v.type)
+                refs.append(v.idx)
+                args.append(v)
+                inner = True
                 continue
             v = v.array
             t = type(v)
@@ -201,7 +210,9 @@ def operand_key(e, vals) -> tuple | None:
             akey.append(t)
         else:
             return None
-    return tuple(akey)
+        refs.append(-1)
+        args.append(v)
+    return tuple(akey), tuple(refs), args, inner
 
 
 def record(e, vals, known: dict) -> list | None:
@@ -215,17 +226,18 @@ def record(e, vals, known: dict) -> list | None:
     if (not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking
             or type(_core.trace_ctx.trace) is not _EVAL):
         return None
-    akey = operand_key(e, vals)
-    results = known.get(akey) if akey is not None else None
+    keyed = _keyed(e, vals)
+    results = known.get(keyed[0]) if keyed is not None else None
     if results is None:
         return None
     if len(_seg.pend) + 1 + len(results) > MAX_OPS:
         flush()
+        keyed = _keyed(e, vals)  # the segment's results are arrays now
     # The ops before it have come as often as their signature says: so has the segment
     # with it (a step's forward, then its backward), which then fuses as soon.
     before = _SEEN.get(tuple(_seg.sig))
     _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
-    refs, args, inner = _wiring(vals)
+    akey, refs, args, inner = keyed
     pend, sig = _seg.pend, _seg.sig
     whole = Pending((results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)

@@ -32,6 +32,7 @@ the DCGAN's steps slower. ``JTORCH_FUSED_BACKWARD_AFTER`` sets the count (0: off
 
 from __future__ import annotations
 
+import operator
 import os
 
 import jax.numpy as jnp
@@ -87,19 +88,25 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 return False
             g = g._value
         values.append(g)
-    ops.sort(key=lambda n: -n._seq)  # a topological order: inputs are older than users
-    leaves.sort(key=lambda n: -n._seq)
-    index = {n: ("n", i) for i, n in enumerate(ops)}
-    index.update({n: ("l", j) for j, n in enumerate(leaves)})
+    ops.sort(key=_SEQ, reverse=True)  # a topological order: inputs are older than users
+    leaves.sort(key=_SEQ, reverse=True)
+    # Nodes by position, leaves by complement (~j): one dictionary, ints as targets.
+    index = {n: i for i, n in enumerate(ops)}
+    for j, n in enumerate(leaves):
+        index[n] = ~j
+    index[None] = None
     # A recomputing node (no VJP kept) enters the program as its op and inputs.
-    plan = tuple((tuple(n._out_meta), n._diff_edges,
-                  tuple(None if m is None else (*index[m], nr) for m, nr in n.next_functions),
-                  None if n._vjp is not None else (n._replay[0], n._replay[3]))
-                 for n in ops)
-    root_targets = tuple((*index[n], nr) for n, nr in roots)
+    plan = []
+    for n in ops:
+        r = n._replay
+        plan.append((tuple(n._out_meta), n._diff_edges,
+                     tuple([(index[m], nr) for m, nr in n.next_functions]),
+                     None if n._vjp is not None else (r[0], r[3])))
+    plan = tuple(plan)
+    root_targets = tuple([(index[n], nr) for n, nr in roots])
     key = (plan, root_targets, len(leaves))
     # One lookup (hashing the plan is a good part of this function's cost): the count of
-    # sightings, then [program, Event of its background compile or None].
+    # sightings, then [program, its recorded forms, Event of its background compile or None].
     entry = _SEEN.get(key)
     if type(entry) is not list:
         seen = (entry or 0) + 1
@@ -108,9 +115,9 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 _SEEN.clear()
             _SEEN[key] = seen
             return False
-        program = _PROGRAMS.get(key)
+        kept = _PROGRAMS.get(key)
         done = None
-        if program is None:
+        if kept is None:
             for n in ops:  # recorded inputs (eager/lazy.py) become arrays
                 if n._pending:
                     n._resolve()
@@ -120,24 +127,25 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 p[3] is None or dispatch._name("forward", p[3][0]) is not None
                 for p in plan) else None
             fn = _program(plan, fns, root_targets, len(leaves))
-            program = _PROGRAMS[key] = _kernels.jit(fn, full_opt=True, name=name)  # see _kernels
+            program = _kernels.jit(fn, full_opt=True, name=name)  # see _kernels
+            kept = _PROGRAMS[key] = program, {}  # and its recorded forms (``_recordable``)
             _PURE[key] = fn, name
             # Compiled on the background thread where there is one; the graph walks meanwhile.
             done = program.compile_ahead(_inputs(ops), values)
-        entry = _SEEN[key] = [program, done]
-    program, done = entry
+        entry = _SEEN[key] = [*kept, done]
+    program, forms, done = entry
     if done is not None:
         if not done.is_set():
             return False
-        entry[1] = None
+        entry[2] = None
     grads = rec = None
     if not retain_graph:  # recorded, then run with the recorded ops before it (one program)
         flat, arity = _flat(ops, values)
         if flat is not None:
-            rec = _RECORDED.get((key, arity))
+            rec = forms.get(arity)
             if rec is None:
-                rec = _RECORDED[(key, arity)] = _recordable(key, program, arity)
-            if rec[1] and all(n.saved_intact() for n in ops):
+                rec = forms[arity] = _recordable(key, program, arity)
+            if rec[1] and _intact(ops):
                 grads = lazy.record(rec[0], flat, rec[1])
     recorded = grads is not None
     if not recorded:
@@ -163,11 +171,15 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
 
 
 _PURE: dict = {}  # graph key -> (the program's pure function, its on-disk name or None)
-# (graph key, operand counts) -> (lazy entry, {operand types: its results' avals}): the
-# graph key holds its ops' output types, not their operands', so the results' types are
-# learnt per operand types (``lazy.operand_key``), from a run; only small ones are kept (a
-# large gradient is better computed at once: see ``lazy.MAX_BYTES``).
-_RECORDED: dict = {}
+_SEQ = operator.attrgetter("_seq")
+
+
+def _intact(ops) -> bool:
+    """``OpNode.saved_intact`` of every node (one that saved nothing is)."""
+    for n in ops:
+        if n._saved and not n.saved_intact():
+            return False
+    return True
 
 
 def _flat(ops, values):
@@ -187,7 +199,11 @@ def _flat(ops, values):
 
 def _recordable(key, program, arity):
     """How graph ``key``'s program is recorded as an op (``lazy.record``): its entry, and
-    the results' types known so far (none)."""
+    the results' types known so far (none). Kept per operand counts in the graph's entry
+    (``try_fused``) with ``{operand types: its results' avals}``: the graph key holds its
+    ops' output types, not their operands', so the results' types are learnt per operand
+    types (``lazy.operand_key``), from a run; only small ones are kept (a large gradient
+    is better computed at once: see ``lazy.MAX_BYTES``)."""
     pure, name = _PURE[key]
 
     def nest(flat):
@@ -231,8 +247,9 @@ def _program(plan, fns, root_targets, n_leaves):
             cts = []
             for nr, meta in enumerate(metas):
                 if meta is not None:
-                    g = buf.pop(("n", i, nr), None)
+                    g = buf.pop((i, nr), None)
                     cts.append(jnp.zeros(meta[0], meta[1]) if g is None else g)
+            targets = [None if t[0] is None else t for t in targets]  # (None, nr): no input
             vjp = vjps[i]
             if op is not None:
                 vjp = dispatch.fwd_vjp(fns[i], op[1])(*vjp)[1]
@@ -241,6 +258,6 @@ def _program(plan, fns, root_targets, n_leaves):
                 target = targets[e]
                 if target is not None and g is not None:
                     add(target, g)
-        return [buf.get(("l", j, 0)) for j in range(n_leaves)]
+        return [buf.get((~j, 0)) for j in range(n_leaves)]
 
     return backward
