@@ -15,7 +15,9 @@ backend:
 It prints ms/iter, the validation loss and the sampled sums' accuracy, and exits non-zero
 if the final validation loss is not below 0.95 or fewer than 15 of 20 sampled sums are right
 (the random operands alone cost about 0.71 nats per character and unlearned sums about 0.45
-more: the sums are what it learns).
+more: the sums are what it learns). 800 steps: at 600 (validation loss ~0.85, sums half
+learnt) the sampled sums swung from 11 to 20 right with the last bits of the arithmetic,
+on either library; at 800 (~0.78) both get 20.
 """
 
 import argparse
@@ -162,7 +164,7 @@ def complete(model, prompt: str, max_new: int = 4) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compile", action="store_true", help="model = torch.compile(model)")
-    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--steps", type=int, default=800)
     parser.add_argument("--batch", type=int, default=12)
     parser.add_argument("--eval-every", type=int, default=200)
     args = parser.parse_args()

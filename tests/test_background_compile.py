@@ -103,7 +103,9 @@ def _pending() -> int:
     return sum(1 for e in fused._SEEN.values() if type(e) is list and e[2] is not None)
 
 
-def test_a_fused_backward_walks_until_its_program_is_compiled(background, monkeypatch):
+def test_a_fused_backward_walks_while_its_program_compiles(background, monkeypatch):
+    """Queued at the AFTER-th sighting (2), walked until the AFTER + AFTER // 2-th (3),
+    which runs the program (see ``lazy._left``)."""
     fused._SEEN.clear()
     fused._PROGRAMS.clear()
     monkeypatch.setattr(fused, "AFTER", 2)

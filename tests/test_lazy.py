@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -345,3 +346,86 @@ def test_recorded_op_inherits_the_sightings_of_the_ops_before_it(monkeypatch):
     want = np.linspace(0, 1, 5, dtype=np.float32) * 2 + 1
     np.testing.assert_allclose(np.asarray(p.array), want + 1, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(q.array), want * 2, rtol=1e-6)
+
+
+def _late_compiles(monkeypatch) -> list:
+    """Background compiles whose Events come ``delay[0]`` seconds after the compile is
+    over (a slow compile thread, as on a busy machine); the list returned sets it."""
+    from jtorch import _kernels
+
+    real, delay = _kernels.ahead, [0.0]
+
+    def late(jitted, args):
+        done = real(jitted, args)
+        later, wait = threading.Event(), delay[0]
+        threading.Thread(target=lambda: (done.wait(), time.sleep(wait), later.set()),
+                         daemon=True).start()
+        return later
+
+    monkeypatch.setattr(_kernels, "BACKGROUND", True)
+    monkeypatch.setattr(_kernels, "ahead", late)
+    return delay
+
+
+def _forget():
+    """A fresh start: no segment or graph seen, no op's first run done."""
+    from jtorch.eager.autograd import fused
+
+    lazy._SEEN.clear()
+    lazy._AVALS.clear()
+    fused._SEEN.clear()
+    fused._PROGRAMS.clear()
+
+
+def _fma_steps(steps=12, pause=0.05):
+    """Repeated x * b + c on float32: a fused program rounds once (an FMA), op by op
+    twice, so the step where a segment switches to its program shows in the values.
+    ``pause``: seconds per step, time for a compile to be over in the meantime."""
+    rng = np.random.default_rng(0)
+    b = jtorch.tensor(rng.uniform(0.5, 0.9, 256).astype(np.float32))
+    c = jtorch.tensor(rng.uniform(-1, 1, 256).astype(np.float32))
+    x = jtorch.tensor(rng.uniform(-1, 1, 256).astype(np.float32))
+    for _ in range(steps):
+        x = x * b + c
+        x.tolist()  # a read: one segment per step
+        time.sleep(pause)
+    return x.numpy()
+
+
+def _cubic_fit(steps=12, pause=0.05):
+    """The polynomial fit's step (forward, backward, updates) on float32, ``pause``
+    seconds per step: its fused backward's program and its segments' switch too."""
+    x = jtorch.linspace(-math.pi, math.pi, 256)
+    y = jtorch.sin(x)
+    a, b, c, d = (jtorch.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
+    for _ in range(steps):
+        loss = ((a + b * x + c * x**2 + d * x**3) - y).pow(2).sum()
+        loss.backward()
+        with jtorch.no_grad():
+            for p in (a, b, c, d):
+                p -= 1e-3 * p.grad
+                p.grad = None
+        time.sleep(pause)
+    return np.array([p.item() for p in (a, b, c, d)])
+
+
+@pytest.mark.parametrize("prog", [_fma_steps, _cubic_fit])
+def test_the_switch_to_a_fused_program_does_not_wait_on_compile_speed(monkeypatch, prog):
+    """The same program gives the same numbers however fast the background thread
+    compiles: the switch from op by op (or the walk) to a program comes at a fixed
+    sighting (``lazy._left``: here the 6th, the compile queued at the 4th), waiting for
+    the compile if need be. (It used to come once the compile was over: runs differed.)"""
+    from jtorch.eager.autograd import fused
+
+    monkeypatch.setattr(lazy, "ON", True)
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 4)
+    monkeypatch.setattr(fused, "AFTER", 4)
+    delay = _late_compiles(monkeypatch)  # a background thread as fast as it goes
+    prog(2, 0.0)  # the bindings' first calls (their lookups) behind us
+    _forget()
+    expected = prog()
+    delay[0] = 0.3  # one whose compiles come 0.3 s late
+    _forget()
+    actual = prog()
+    _forget()
+    np.testing.assert_array_equal(actual, expected)

@@ -6,15 +6,17 @@ its operands' types is recorded instead of run: its result is a ``Pending`` (the
 learnt on that first run) held by a ``LazyStorage``. The recorded ops of the current
 segment run when anything reads a pending value (``Storage.value``: printing, ``.item()``,
 an op that is not recorded, a backward) or the segment reaches ``MAX_OPS``; a segment
-whose signature (ops, wiring) has come ``FUSE_AFTER`` times runs as one jitted program,
-compiled on the background thread where there is one, else op by op through the ops' own
-kernels. Nothing is ever computed from a storage read later than the op: operands are
-captured as values (an array, or the Pending of an earlier op of the segment). A fused
-segment's results may differ from the op-by-op ones in the last bit: XLA:CPU computes a
-multiply feeding an add as one fused multiply-add. A fused segment's program returns only
-the results something outside the segment still holds (``_live``): a temporary stays
-inside it. A repeated graph's fused backward whose gradients are small records itself
-too (``record``: one op, one ``item`` op per gradient), so a training step of small ops
+whose signature (ops, wiring) has come ``FUSE_AFTER`` times runs as one jitted program
+(compiled on the background thread where there is one, used from a fixed later
+sighting), else op by op through the ops' own kernels. Nothing is ever computed from a
+storage read later than the op: operands are captured as values (an array, or the
+Pending of an earlier op of the segment). A fused segment's results may differ from the
+op-by-op ones in the last bit: XLA:CPU computes a multiply feeding an add as one fused
+multiply-add; so the switch comes at a fixed sighting, never when a compile happens to
+be ready (``_left``). A fused segment's program returns only the results something
+outside the segment still holds (``_live``): a temporary stays inside it. A repeated
+graph's fused backward whose gradients are small records itself too (``record``: one
+op, one ``item`` op per gradient), so a training step of small ops
 (the last update, the forward, the backward) comes to run as one program.
 
 Recorded: single-output kernels of at most ``MAX_BYTES`` (16 KiB) of result, of plain
@@ -348,7 +350,7 @@ def _run(seg) -> None:
                     _SEEN.clear()
                 _SEEN[sig] = seen
             else:
-                fused = _SEEN[sig] = _Fused(sig)
+                fused = _SEEN[sig] = _Fused(sig, _left(FUSE_AFTER, seen))
         if type(fused) is _Fused:
             live = _live(pend, fused.inner)
             entry = fused.programs.get(live)
@@ -357,9 +359,13 @@ def _run(seg) -> None:
                 program = _kernels.jit(_program(ops, live), name=_name(ops, live))
                 entry = fused.programs[live] = [program,
                                                 program.compile_ahead(*_external(pend))]
-            program, done = entry
-            if done is None or done.is_set():
-                entry[1] = None
+            if fused.left:  # compiling: op by op for a fixed count of sightings
+                fused.left -= 1
+            if not fused.left:
+                program, done = entry
+                if done is not None:  # the same run switches however fast it compiled
+                    done.wait()
+                    entry[1] = None
                 out = iter(program(*_external(pend)))
                 for p, keep in zip(pend, live, strict=True):
                     if keep:
@@ -376,20 +382,36 @@ def _run(seg) -> None:
         p.args = None
 
 
+def _left(after: int, seen: int) -> int:
+    """How many sightings, from the ``seen``-th, still run without the program queued at
+    the ``after``-th, counting this one: it is first used at the ``after + after // 2``-th
+    where a background thread compiles it (``_kernels.ahead``), meanwhile, at once where
+    the call compiles it.
+
+    The switch from op-by-op kernels to one program may change results in the last bit
+    (XLA fuses a multiply feeding an add into one instruction), so it comes at a fixed
+    sighting, waiting for a compile not over by then, never "once the compile is ready":
+    a seeded program then gives the same numbers on every run, cold or warm (it used to
+    differ from run to run, by how fast the background thread was)."""
+    lag = after // 2 if _kernels.BACKGROUND else 0
+    return max(after + lag - seen, 0) + 1
+
+
 class _Fused:
     """A segment signature that has come ``FUSE_AFTER`` times: its programs, one per set
-    of results still held when it runs (``_live``), and how often each op's result is an
-    operand of a later op of the segment."""
+    of results still held when it runs (``_live``), how often each op's result is an
+    operand of a later op of the segment, and the sightings left before the first use
+    (``_left``)."""
 
-    __slots__ = ("inner", "programs")
+    __slots__ = ("inner", "programs", "left")
 
-    def __init__(self, sig):
+    def __init__(self, sig, left: int):
         inner = [0] * len(sig)
         for _, refs in sig:
             for r in refs:
                 if r >= 0:
                     inner[r] += 1
-        self.inner, self.programs = inner, {}
+        self.inner, self.programs, self.left = inner, {}, left
 
 
 def _live(pend, inner) -> tuple:

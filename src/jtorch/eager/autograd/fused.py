@@ -15,7 +15,10 @@ walk. ``AFTER`` is 50: compiling the program costs 0.05-0.2 s on the CPU, about 
 in a thousand steps of a small model (0.1-0.2 ms a step), so a graph seen a few dozen times
 (a short run, the last partial batch of each epoch) is not worth one on a first run. Where
 there is a background compile thread (``_kernels.ahead``) the program compiles there and
-the graph keeps walking until it is ready, so no step waits for it.
+the graph keeps walking until its ``AFTER + AFTER // 2``-th sighting, which waits for the
+compile if it is not over: results may differ from the walk's in the last bit, so the
+step that switches must not depend on how fast a compile was (a seeded program gives the
+same numbers on every run, cold or warm; see ``lazy._left``).
 A plain ``backward()`` (no ``retain_graph``) of such a graph whose gradients are small
 (``lazy.MAX_BYTES``) and whose nodes all recompute (recorded ops) is itself recorded into
 the lazy segment (``eager/lazy.py``), once its program has run once (for its results'
@@ -106,7 +109,8 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     root_targets = tuple([(index[n], nr) for n, nr in roots])
     key = (plan, root_targets, len(leaves))
     # One lookup (hashing the plan is a good part of this function's cost): the count of
-    # sightings, then [program, its recorded forms, Event of its background compile or None].
+    # sightings, then [program, its recorded forms, Event of its background compile or
+    # None, sightings left to walk].
     entry = _SEEN.get(key)
     if type(entry) is not list:
         seen = (entry or 0) + 1
@@ -132,11 +136,14 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             _PURE[key] = fn, name
             # Compiled on the background thread where there is one; the graph walks meanwhile.
             done = program.compile_ahead(_inputs(ops), values)
-        entry = _SEEN[key] = [*kept, done]
-    program, forms, done = entry
-    if done is not None:
-        if not done.is_set():
+        entry = _SEEN[key] = [*kept, done, lazy._left(AFTER, seen)]
+    program, forms, done, left = entry
+    if left:  # compiling: walked for a fixed count of sightings (``lazy._left``)
+        left = entry[3] = left - 1
+        if left:
             return False
+    if done is not None:  # the same step switches however fast it compiled (see lazy)
+        done.wait()
         entry[2] = None
     grads = rec = None
     if not retain_graph:  # recorded, then run with the recorded ops before it (one program)
