@@ -228,6 +228,35 @@ def test_grad(info):
         _compare(info, s, prog)
 
 
+@pytest.mark.parametrize("info", _ops(
+    lambda i: i.grad and _spec(i).saves in ("none", "unchecked"), "grad"))
+def test_grad_again_after_the_graph_is_released(info):
+    """An op whose node saves no tensor (``OpSpec.saves`` "none" or "unchecked") can be
+    backpropagated through a second time without ``retain_graph``. A released "none"
+    node keeps only its float inputs' types and replays from zeros (``OpNode.release``),
+    exact only if the gradient reads no input's value: this checks it op by op against
+    PyTorch's gradients of two backwards. PyTorch itself refuses the second one for some
+    of these ops (it saves a tensor for its own formula: pooling, fft, pad, ...; README,
+    Differences), so its side keeps the graph (``retain_graph=True``)."""
+    fn = _entry_point(info)
+    for s in _grad_samples(info):
+
+        def prog(t, s=s):
+            a, kw = _args(t, s, requires_grad=True)
+            y = fn(t, *a, **kw)
+            outs = [o for o in _flat(y) if o.requires_grad]
+            if not outs:
+                return y
+            weights = [_weights(t, o) for o in outs]
+            t.autograd.backward(outs, weights, retain_graph=t.__name__ == "torch")
+            t.autograd.backward(outs, weights)  # jtorch's graph was released: replayed
+            inputs = [x for x in _flat(a) + _flat(list(kw.values()))
+                      if hasattr(x, "requires_grad") and x.requires_grad]
+            return y, [x.grad for x in inputs]
+
+        _compare(info, s, prog)
+
+
 # ------------------------------------------------------------------ errors
 
 

@@ -26,7 +26,10 @@ class OpSpec:
     out: bool = False
     dunders: tuple = ()  # e.g. ("add", "radd", "iadd") -> __add__, __radd__, __iadd__
     aliases: tuple = ()
-    saves: str = "inputs"  # none | inputs | others | out | all
+    # none | unchecked | inputs | others | out | all. "none": no tensor saved and the
+    # gradient reads no input's value (a released node replays from zeros: add, sum, cat);
+    # "unchecked": none version-checked, but the gradient reads the inputs.
+    saves: str = "inputs"
     grad_name: Any = ""  # or a function (statics dict, operands dict) -> name, for overloads
     geometry: Callable | None = None
     varargs: str | None = None  # the method form takes this parameter as *args

@@ -383,7 +383,8 @@ def _saves_input(saves: str, i: int, diff_idx) -> bool:
 
 def replay_backward(node: OpNode, grads):
     """Re-record a node's VJP as a differentiable op of its inputs (``create_graph=True``)."""
-    key, fn, vals, diff_idx, saves = node._replay
+    key, fn, _, diff_idx, saves = node._replay
+    vals = node.replay_vals()
     # The backward reads exactly what the op saves, so under create_graph only those inputs
     # are differentiable arguments of the replayed VJP (a saved output depends on all).
     live = tuple(i for i in diff_idx

@@ -154,6 +154,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 rec = forms[arity] = _recordable(key, program, arity)
             if rec[1] and _intact(ops):
                 grads = lazy.record(rec[0], flat, rec[1])
+            flat = None  # its Pendings' counts say what leaves the segment (``lazy._live``)
     recorded = grads is not None
     if not recorded:
         lazy.flush()  # recorded ops run first: their nodes hold their results
@@ -196,7 +197,7 @@ def _flat(ops, values):
     for n in ops:
         if n._vjp is not None:
             return None, None
-        vals = n._replay[2]
+        vals = n._replay[2] if not n._abstract else n.replay_vals()
         flat.extend(vals)
         arity.append(len(vals))
     flat.extend(values)
@@ -234,7 +235,8 @@ def _recordable(key, program, arity):
 
 def _inputs(ops):
     """The program's first argument: per node, its inputs (recomputing) or its VJP."""
-    return [n._replay[2] if n._vjp is None else n._vjp for n in ops]
+    return [n._vjp if n._vjp is not None else n._replay[2] if not n._abstract
+            else n.replay_vals() for n in ops]
 
 
 def _program(plan, fns, root_targets, n_leaves):

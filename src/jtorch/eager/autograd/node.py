@@ -8,6 +8,7 @@ import weakref
 
 import jax
 import numpy as np
+from jax._src.array import ArrayImpl
 
 from ... import _dtypes as D
 from ... import _kernels
@@ -145,6 +146,7 @@ class OpNode(Node):
 
     _freed = False
     _pending = False  # True: inputs or saved values are lazy.Pendings (see check_saved)
+    _abstract = False  # True: released, its float inputs kept as types (see release)
 
     def __init__(self, name, vjp, edges, diff_edges, out_meta, saved, replay):
         self.next_functions = tuple(edges)  # Node.__init__, inline: a node per op call
@@ -272,6 +274,20 @@ class OpNode(Node):
             self._vjp = None
             self._replay = None
             self._saved = _RELEASED  # let the saved tensors go, as PyTorch frees them
+        elif self._vjp is None and self._replay is not None and self._replay[4] == "none":
+            # Its gradient reads no input's value (PyTorch saves none: add, sum, cat...):
+            # keep only their types, so the forward's values go as PyTorch's do, and a
+            # second backward replays from zeros (tests/test_ops.py checks every such op).
+            key, fn, vals, diff_idx, saves = self._replay
+            self._replay = (key, fn, [_abstract(v) for v in vals], diff_idx, saves)
+            self._abstract = True
+
+    def replay_vals(self) -> list:
+        """The op's inputs for its VJP: those ``release`` kept as types, as zeros."""
+        vals = self._replay[2]
+        if self._abstract:
+            vals = [v.zeros() if type(v) is _Zeros else v for v in vals]
+        return vals
 
     def cotangents(self, grads):
         """Fill missing output grads with zeros; drop non-differentiable outputs."""
@@ -284,14 +300,55 @@ class OpNode(Node):
 
     def apply_vjp(self, cotangents):
         if self._vjp is None:
-            key, fn, vals, diff_idx, _ = self._replay
-            out = _backward_kernel(key, fn, diff_idx)(vals, cotangents)
+            key, fn, _, diff_idx, _ = self._replay
+            out = _backward_kernel(key, fn, diff_idx)(self.replay_vals(), cotangents)
         else:
             full = self._replay is not None and _kernels.full_optimisation(self._replay[0])
             out = (_apply_vjp_full if full else _apply_vjp)(self._vjp, cotangents)
         if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
             jax.block_until_ready(out)
         return out
+
+
+class _Zeros:
+    """An input a released node's gradient does not read: its type and placement."""
+
+    __slots__ = ("shape", "dtype", "device")
+
+    def __init__(self, shape, dtype, device):
+        self.shape, self.dtype, self.device = shape, dtype, device
+
+    def zeros(self):
+        return jax.numpy.zeros(self.shape, self.dtype, device=self.device)
+
+
+def _abstract(v):
+    """``v``, or its ``_Zeros`` where it is a floating array that is not a weakly typed
+    (Python number) scalar."""
+    kind = type(v)
+    if kind is Pending:
+        a = v.array
+        if a is None:
+            aval = v.aval
+            if aval.weak_type or not _inexact(aval.dtype):
+                return v
+            return _Zeros(aval.shape, aval.dtype, None)
+        v, kind = a, type(a)
+    if kind is ArrayImpl:
+        aval = v.aval
+        if not aval.weak_type and _inexact(aval.dtype):
+            return _Zeros(aval.shape, aval.dtype, v.sharding)
+    return v
+
+
+_INEXACT: dict = {}
+
+
+def _inexact(dtype) -> bool:
+    hit = _INEXACT.get(dtype)
+    if hit is None:
+        hit = _INEXACT[dtype] = bool(jax.numpy.issubdtype(dtype, jax.numpy.inexact))
+    return hit
 
 
 def _backward_kernel(key, fn, diff_idx):
