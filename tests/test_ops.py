@@ -206,6 +206,28 @@ def _grad_samples(info):
     return found if len(found) <= n else [found[i * len(found) // n] for i in range(n)]
 
 
+def _backward_prog(fn, sample, twice=False):
+    """A program: ``fn`` on ``sample`` (inputs needing grad), a backward from its outputs
+    with fixed weights (``twice``: a second one, PyTorch's graph retained for it, jtorch's
+    released), returning the outputs and the inputs' .grad."""
+
+    def prog(t):
+        a, kw = _args(t, sample, requires_grad=True)
+        y = fn(t, *a, **kw)
+        outs = [o for o in _flat(y) if o.requires_grad]
+        if not outs:
+            return y
+        weights = [_weights(t, o) for o in outs]
+        if twice:
+            t.autograd.backward(outs, weights, retain_graph=t.__name__ == "torch")
+        t.autograd.backward(outs, weights)
+        inputs = [x for x in _flat(a) + _flat(list(kw.values()))
+                  if hasattr(x, "requires_grad") and x.requires_grad]
+        return y, [x.grad for x in inputs]
+
+    return prog
+
+
 @pytest.mark.parametrize("info", _ops(lambda i: i.grad, "grad"))
 def test_grad(info):
     """Backward from ``op(...)`` with fixed weights: every float64 input's .grad matches."""
@@ -213,19 +235,7 @@ def test_grad(info):
     samples = _grad_samples(info)
     assert samples, f"{info.name}: a differentiable op needs float64 samples"
     for s in samples:
-
-        def prog(t, s=s):
-            a, kw = _args(t, s, requires_grad=True)
-            y = fn(t, *a, **kw)
-            outs = [o for o in _flat(y) if o.requires_grad]
-            if not outs:
-                return y
-            t.autograd.backward(outs, [_weights(t, o) for o in outs])
-            inputs = [x for x in _flat(a) + _flat(list(kw.values()))
-                      if hasattr(x, "requires_grad") and x.requires_grad]
-            return y, [x.grad for x in inputs]
-
-        _compare(info, s, prog)
+        _compare(info, s, _backward_prog(fn, s))
 
 
 @pytest.mark.parametrize("info", _ops(
@@ -240,21 +250,7 @@ def test_grad_again_after_the_graph_is_released(info):
     Differences), so its side keeps the graph (``retain_graph=True``)."""
     fn = _entry_point(info)
     for s in _grad_samples(info):
-
-        def prog(t, s=s):
-            a, kw = _args(t, s, requires_grad=True)
-            y = fn(t, *a, **kw)
-            outs = [o for o in _flat(y) if o.requires_grad]
-            if not outs:
-                return y
-            weights = [_weights(t, o) for o in outs]
-            t.autograd.backward(outs, weights, retain_graph=t.__name__ == "torch")
-            t.autograd.backward(outs, weights)  # jtorch's graph was released: replayed
-            inputs = [x for x in _flat(a) + _flat(list(kw.values()))
-                      if hasattr(x, "requires_grad") and x.requires_grad]
-            return y, [x.grad for x in inputs]
-
-        _compare(info, s, prog)
+        _compare(info, s, _backward_prog(fn, s, twice=True))
 
 
 # ------------------------------------------------------------------ errors
