@@ -75,14 +75,17 @@ def main(argv: list[str]) -> int:
     script = rest[0]
     sys.argv = list(rest)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    code = 0
     try:
         runpy.run_path(script, run_name="__main__")
     except _Stop:
         record["stopped"] = True
+    except SystemExit as e:  # ``sys.exit(main())``: recorded, then the script's own status
+        code = e.code
     record["end"] = time.time()
     with open(out, "w") as f:
         json.dump(record, f)
-    return 0
+    return code
 
 
 if __name__ == "__main__":
