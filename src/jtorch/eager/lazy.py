@@ -384,16 +384,16 @@ def _run(seg) -> None:
 
 def _left(after: int, seen: int) -> int:
     """How many sightings, from the ``seen``-th, still run without the program queued at
-    the ``after``-th, counting this one: it is first used at the ``after + after // 2``-th
-    where a background thread compiles it (``_kernels.ahead``), meanwhile, at once where
-    the call compiles it.
+    the ``after``-th, counting this one: it is first used at the ``after + after // 2``-th,
+    compiled meanwhile where a background thread does (``_kernels.ahead``), else by that
+    call.
 
     The switch from op-by-op kernels to one program may change results in the last bit
     (XLA fuses a multiply feeding an add into one instruction), so it comes at a fixed
     sighting, waiting for a compile not over by then, never "once the compile is ready":
-    a seeded program then gives the same numbers on every run, cold or warm (it used to
-    differ from run to run, by how fast the background thread was)."""
-    lag = after // 2 if _kernels.BACKGROUND else 0
+    a seeded program then gives the same numbers on every run, cold or warm, with or
+    without the thread (it used to differ from run to run, by how fast the thread was)."""
+    lag = after // 2
     return max(after + lag - seen, 0) + 1
 
 

@@ -14,11 +14,12 @@ Graphs that change from step to step never reach ``AFTER`` and cost only the str
 walk. ``AFTER`` is 50: compiling the program costs 0.05-0.2 s on the CPU, about what it saves
 in a thousand steps of a small model (0.1-0.2 ms a step), so a graph seen a few dozen times
 (a short run, the last partial batch of each epoch) is not worth one on a first run. Where
-there is a background compile thread (``_kernels.ahead``) the program compiles there and
-the graph keeps walking until its ``AFTER + AFTER // 2``-th sighting, which waits for the
-compile if it is not over: results may differ from the walk's in the last bit, so the
-step that switches must not depend on how fast a compile was (a seeded program gives the
-same numbers on every run, cold or warm; see ``lazy._left``).
+there is a background compile thread (``_kernels.ahead``) the program compiles there; the
+graph keeps walking until its ``AFTER + AFTER // 2``-th sighting, which waits for the
+compile if it is not over (or compiles it, without the thread): results may differ from
+the walk's in the last bit, so the step that switches must not depend on how fast a
+compile was (a seeded program gives the same numbers on every run, cold or warm; see
+``lazy._left``).
 A plain ``backward()`` (no ``retain_graph``) of such a graph whose gradients are small
 (``lazy.MAX_BYTES``) and whose nodes all recompute (recorded ops) is itself recorded into
 the lazy segment (``eager/lazy.py``), once its program has run once (for its results'
