@@ -102,6 +102,12 @@ def entry(key, fn, kernel, top) -> tuple:
     return key, fn, kernel, top, next(_count)
 
 
+def _number(aval) -> int:
+    """``aval``'s type number."""
+    n = _TYPES.get(id(aval))
+    return n[1] if n is not None else _type(aval)
+
+
 def _type(aval) -> int:
     """``aval``'s type number (``_TYPES``' miss)."""
     n = _NUMBERS.get(aval)
@@ -124,7 +130,7 @@ def call(e, vals):
     mixed = False
     for v in vals:
         t = type(v)
-        if t is ArrayImpl:
+        if t is ArrayImpl:  # ``_number``, inline: every recorded op comes through here
             a = v.aval
             n = _TYPES.get(id(a))
             akey.append(n[1] if n is not None else _type(a))
@@ -205,9 +211,7 @@ def _keyed(e, vals) -> tuple | None:
             v = v.array
             t = type(v)
         if t is ArrayImpl:
-            a = v.aval
-            n = _TYPES.get(id(a))
-            akey.append(n[1] if n is not None else _type(a))
+            akey.append(_number(v.aval))
         elif t is float or t is int:
             akey.append(t)
         else:
@@ -246,10 +250,8 @@ def record(e, vals, known: dict) -> list | None:
     sig.append((akey, refs))
     out = []
     for j, aval in enumerate(results):
-        n = _TYPES.get(id(aval))
         item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
-        p = Pending((aval, n[1] if n is not None else _type(aval)), len(pend), item,
-                    [whole], True)
+        p = Pending((aval, _number(aval)), len(pend), item, [whole], True)
         pend.append(p)
         sig.append(((item[4], e[4]), (whole.idx,)))
         out.append(p)
