@@ -80,10 +80,11 @@ class Pending:
 
 
 class _Segment:
-    __slots__ = ("pend", "sig", "prior")
+    __slots__ = ("pend", "sig", "ext", "prior")
 
     def __init__(self):
         self.pend, self.sig = [], []  # the Pendings; per op (operand types, wiring)
+        self.ext = []  # the operands from outside, in order: its program's arguments
         self.prior = 0  # sightings credited to it: those of the ops before a ``record``
 
 
@@ -143,9 +144,9 @@ def call(e, vals):
             return now(e, vals)
     if not mixed:  # all from outside the segment
         args, n = vals, len(vals)
-        refs, inner = _OUTERS[n] if n < 16 else (-1,) * n, False
+        refs, inner, outer = _OUTERS[n] if n < 16 else (-1,) * n, False, vals
     else:
-        refs, args, inner = _wiring(vals)
+        refs, args, inner, outer = _wiring(vals)
     akey = tuple(akey)
     res = _AVALS.get(akey)
     if not res:
@@ -162,6 +163,7 @@ def call(e, vals):
     p = Pending(res, len(pend), e, args, inner)
     pend.append(p)
     _seg.sig.append((akey, refs))  # operand types too: one program per key
+    _seg.ext += outer
     if len(pend) >= MAX_OPS:
         flush()
     return p
@@ -171,10 +173,11 @@ _OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outsid
 
 
 def _wiring(vals) -> tuple:
-    """(refs, args, inner) of operands some of which are Pendings: per operand the index
-    of the earlier op of this segment computing it (-1: from outside), the operands with
-    run Pendings as their arrays, and whether any comes from inside."""
-    refs, args, inner = [], [], False
+    """(refs, args, inner, outer) of operands some of which are Pendings: per operand the
+    index of the earlier op of this segment computing it (-1: from outside), the operands
+    with run Pendings as their arrays, whether any comes from inside, and those from
+    outside."""
+    refs, args, inner, outer = [], [], False, []
     for v in vals:
         if type(v) is Pending:
             if v.array is None:  # the result of an earlier op of this segment
@@ -185,7 +188,8 @@ def _wiring(vals) -> tuple:
             v = v.array
         refs.append(-1)
         args.append(v)
-    return tuple(refs), args, inner
+        outer.append(v)
+    return tuple(refs), args, inner, outer
 
 
 def operand_key(e, vals) -> tuple | None:
@@ -248,6 +252,7 @@ def record(e, vals, known: dict) -> list | None:
     whole = Pending((results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)
     sig.append((akey, refs))
+    _seg.ext += [a for a in args if type(a) is not Pending]
     out = []
     for j, aval in enumerate(results):
         item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
@@ -360,7 +365,7 @@ def _run(seg) -> None:
                 ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, sig, strict=True))
                 program = _kernels.jit(_program(ops, live), name=_name(ops, live))
                 entry = fused.programs[live] = [program,
-                                                program.compile_ahead(*_external(pend))]
+                                                program.compile_ahead(*seg.ext)]
             if fused.left:  # compiling: op by op for a fixed count of sightings
                 fused.left -= 1
             if not fused.left:
@@ -368,7 +373,7 @@ def _run(seg) -> None:
                 if done is not None:  # the same run switches however fast it compiled
                     done.wait()
                     entry[1] = None
-                out = iter(program(*_external(pend)))
+                out = iter(program(*seg.ext))
                 for p, keep in zip(pend, live, strict=True):
                     if keep:
                         p.array, p.args = next(out), None
@@ -434,11 +439,6 @@ def _live(pend, inner) -> tuple:
 _refcount = sys.getrefcount
 # A free-threaded CPython may defer or split reference counts: there, every result leaves.
 _COUNTED = getattr(sys, "_is_gil_enabled", lambda: True)()
-
-
-def _external(pend) -> list:
-    """A segment's operands from outside it, in order: its program's arguments."""
-    return [a for p in pend for a in p.args if type(a) is not Pending]
 
 
 def _name(ops, live):
