@@ -254,28 +254,25 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             top = fwd.jitted()
             k = _GRAD_FWD[key] = (fwd, top, lazy.entry(key, fn, fwd, top))
     traces = _TRACES[0]
+    vjp, rec = None, hooks.RECORDER
     if k is not False:  # the node recomputes in its backward (``backward_kernel``)
-        vjp = None
-        if hooks.RECORDER is None:
-            out = lazy.call(k[2], vals)  # run, or recorded
-            lz = lz or type(out) is lazy.Pending
-        else:
-            out = k[0](*vals)
+        out = lazy.call(k[2], vals) if rec is None else k[0](*vals)  # run, or recorded
     else:
         if lz:
             lazy.resolve(vals)
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
-    if _TRACES[0] != traces and _kernels.BACKGROUND:  # new types: compile the backward now
-        _backward_ahead(key, fn, vals, diff_idx, out, vjp)
-    if PLACEMENT.blocking:
-        jax.block_until_ready(out)
-    multi = type(out) is tuple
-    flat = out if multi else (out,)
-    rec = hooks.RECORDER
-    if rec is not None:  # torch.compile: inputs needing grad from outside the traced region
-        for i in diff_idx:
-            if rec.is_outside(args[i]):
-                rec.outside_input(args[i])
+    if type(out) is lazy.Pending:  # recorded: one result of a known type, nothing traced
+        lz, multi = True, False
+    else:
+        if _TRACES[0] != traces and _kernels.BACKGROUND:  # new types: compile the backward
+            _backward_ahead(key, fn, vals, diff_idx, out, vjp)
+        if PLACEMENT.blocking:
+            jax.block_until_ready(out)
+        multi = type(out) is tuple
+        if rec is not None:  # torch.compile: inputs needing grad from outside the traced region
+            for i in diff_idx:
+                if rec.is_outside(args[i]):
+                    rec.outside_input(args[i])
     edges, diff_edges, saved = [], [], []
     # "others" is mul's and mm's rule in PyTorch: an operand is saved only to compute
     # another operand's gradient, so a constant factor's partner is free to change.
@@ -316,6 +313,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         if lz:  # its inputs are recorded results: resolved by check_saved
             node._pending = True
         return t
+    flat = out if multi else (out,)
     outs = [wrap(o) for o in flat]
     meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
             for t, o in zip(outs, flat, strict=True)]
