@@ -188,6 +188,24 @@ def test_next_functions_wrapped_scalar():
     check(prog)
 
 
+def test_next_functions_of_integer_and_number_operands():
+    # add/sub/mul/div list an integer tensor operand as (None, 0); ``number - x`` is
+    # rsub's Scalar overload (one edge), ``rsub(x, int_tensor)`` its Tensor one (two).
+    def prog(torch):
+        x = _x(torch)
+        i = torch.arange(x.numel()).reshape(x.shape).clone()
+        b = i % 2 == 0
+        ys = (x + i, i * x, x * b, x - i, i - x, x / (i + 1), 3.0 - x, torch.rsub(x, i),
+              x.gather(0, torch.zeros_like(i)))
+        for _ in range(2):  # the second time through the binding's lane
+            graphs = [_graph(y.grad_fn) for y in ys]
+            ys = (x + i, i * x, x * b, x - i, i - x, x / (i + 1), 3.0 - x, torch.rsub(x, i),
+                  x.gather(0, torch.zeros_like(i)))
+        return graphs
+
+    check(prog)
+
+
 def test_next_functions_multi_output_nr():
     def prog(torch):
         x = _x(torch)

@@ -37,7 +37,11 @@ class OpSpec:
     overloads: tuple = ()  # (predicate(args, kwargs), spec name) tried in order
     pointwise: bool = False  # the result takes its inputs' memory layout (TensorIterator)
     promotion: str = "default"  # "always_bool": computes in the common dtype, returns bool
-    scalar_edges: bool = False  # a Python-number input/other is wrapped: (None, 0) edge
+    # The first two operands are graph inputs whatever their type: True, a Python number
+    # too (wrapped into a tensor: add/sub/mul/div); "tensors", tensors only (rsub, whose
+    # number form is a Scalar overload). An input/other of an integer type then gets its
+    # (None, 0) edge, as in PyTorch; other ops list only floating ones.
+    scalar_edges: bool | str = False
     # The gradient keeps the forward's residuals (a forward-with-VJP kernel) instead of
     # recomputing the forward from the inputs in the backward: for ops whose gradient reads
     # costly intermediates (a recurrent scan, decompositions, sorts, attention weights).

@@ -69,7 +69,8 @@ _POW_NAME = numbered(
 op("add", E.add, dunders=("add", "radd", "iadd"), saves="none", **WRAP, **BIN)
 op("sub", E.sub, dunders=("sub", "isub"), saves="none", aliases=("subtract",), **WRAP,
    **BIN)
-op("rsub", E.rsub, method=False, saves="none", dunders=("rsub",), **WRAP,
+# ``number - x`` is rsub's Scalar overload in PyTorch: the number is no graph edge.
+op("rsub", E.rsub, method=False, saves="none", dunders=("rsub",), scalar_edges="tensors",
    grad_name=numbered("Rsub", lambda s, o: int(is_number(o.get("other")))))
 op("mul", E.mul, dunders=("mul", "rmul", "imul"), aliases=("multiply",), saves="others", **WRAP,
    **BIN)

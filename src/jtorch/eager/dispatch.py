@@ -126,14 +126,15 @@ def keeps_residuals(key) -> bool:
     return op not in _RECOMPUTED
 
 
-def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool = False):
+def apply(key, fn, args, name, saves: str = "inputs", scalar_edges: bool | str = False):
     """Apply pure ``fn`` to ``args`` (tensors and Python scalars); return tensor output(s).
 
     ``key`` identifies ``fn`` with its static arguments; ``name`` is the grad_fn's name,
     or a function returning it. ``saves`` says which tensors the
     backward needs ("none", "inputs", "others", "out" or "all"): only those are
-    version-checked. ``scalar_edges``: a Python number as the first or second operand is
-    listed as a ``(None, 0)`` input, as PyTorch wraps it into a tensor for add/sub/mul/div.
+    version-checked. ``scalar_edges`` (``OpSpec.scalar_edges``): an integer tensor, and
+    where True a Python number, as the first or second operand is listed as a
+    ``(None, 0)`` input, as PyTorch wraps a number into a tensor for add/sub/mul/div.
     """
     if PROFILER is not None:
         return PROFILER(key, fn, args, name, saves, scalar_edges)
@@ -293,13 +294,13 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                         edges.append((acc, 0) if acc is not None else a._edge())
                 else:
                     edges.append(a._edge())
-            elif a.dtype._kind >= 2:
+            elif a.dtype._kind >= 2 or scalar_edges and i < 2:  # add's int operand too
                 edges.append((None, 0))
             if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
                 # The value too: a write through ``.data`` changes it without a version.
                 vc = a._vc
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
-        elif scalar_edges and i < 2 and isinstance(a, bool | int | float | complex):
+        elif scalar_edges is True and i < 2 and isinstance(a, bool | int | float | complex):
             edges.append((None, 0))
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
         name = name()
