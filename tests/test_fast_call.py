@@ -147,7 +147,15 @@ def _lane_program(t):
     out["no_grad_has_fn"] = out["no_grad"].grad_fn is None
     y = w * a  # needs a gradient: recorded
     (y.sum() + (w * 2.0).sum()).backward()
-    out["grad"], out["grad_fn"] = w.grad, y.grad_fn.name()
+    out["grad"], out["grad_fn"] = w.grad.clone(), y.grad_fn.name()
+    # The grad lane: names picked per overload, both operands the same leaf, an int
+    # operand (no edge), a Python number first (reflected), a recorded result as operand.
+    r, m, n = 3.0 - w, w * w, w + t.tensor(np.arange(12).reshape(3, 4))
+    q = (2 * m) * r
+    out["grad_names"] = [x.grad_fn.name() for x in (r, m, n, q)]
+    out["edges"] = [len(x.grad_fn.next_functions) for x in (r, m, n, q)]
+    (q.sum() + n.sum()).backward()
+    out["grad2"] = w.grad
     return out
 
 
@@ -157,9 +165,9 @@ def test_lane_matches_pytorch_and_takes_plain_tensors(lane_misses):
     assert_same(_lane_program(torch), actual, strides=True)
     lane_misses.clear()
     _lane_program(jtorch)
-    # Views (the transposed ``bt`` too) and operands needing a gradient leave the lane;
-    # plain tensors, with Python numbers or not, do not.
-    assert sorted(lane_misses) == ["add", "add", "exp", "mul", "mul", "mul"]
+    # Views (the transposed ``bt`` too) leave the lane; plain tensors, with Python
+    # numbers or not, needing a gradient or not (``grad_lane``), do not.
+    assert sorted(lane_misses) == ["add", "exp", "mul"]
 
 
 def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):
@@ -277,9 +285,10 @@ def test_static_and_checked_paths_run_unrecorded_calls_directly(monkeypatch):
     ran.clear()
     actual = program(jtorch)
     assert_same(program(torch), actual, strides=True)
-    # only the ops on a view (x.t(), itself read directly) and the ops needing a gradient
-    # (w.sum(1), w ** 2, its sum, the add and y.sum()) reach dispatch.run
-    assert ran == ["sum", "pow", "sum", "pow", "sum", "add", "sum"], ran
+    # only the ops on a view (x.t(), itself read directly) and the static and checked ops
+    # needing a gradient (w.sum(1), w ** 2, its sum and y.sum()) reach dispatch.run; the
+    # add takes the binding's grad lane (``fast_paths.grad_lane``)
+    assert ran == ["sum", "pow", "sum", "pow", "sum", "sum"], ran
 
 
 def test_views_of_plain_tensors_read_directly(monkeypatch):
@@ -314,6 +323,6 @@ def test_views_of_plain_tensors_read_directly(monkeypatch):
     assert_same(program(torch), actual, strides=True)
     # v[1] = 7.0 (a view of a view, then the copy), x.t().unsqueeze(0) (a view of a view),
     # select (an index argument), w.t() (needs a gradient; its reshape then copies): the
-    # other views read directly
-    assert ran == ["read", "_copy", "clone", "read", "read", "read", "reshape_copy", "mul",
+    # other views read directly; y * y takes the binding's grad lane
+    assert ran == ["read", "_copy", "clone", "read", "read", "read", "reshape_copy",
                    "sum"], ran

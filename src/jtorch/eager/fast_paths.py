@@ -7,7 +7,8 @@ simpler, and a binding tries these first, in the lines ``_fast_prologue`` genera
 - the lane, inline in the binding: plain tensors (and Python numbers after the first
   operand), none needing a gradient, no profiler, device placement, torch.compile trace
   or autocast route: the jitted kernel runs on the storages' values and its result is
-  wrapped;
+  wrapped; where some need a gradient (none a view), ``grad_lane`` records the op with
+  its autograd node from the values the binding read;
 - ``fast_call``: an op without statics on tensors and Python numbers;
 - ``fast_static_call``: an op with static arguments, its kernel looked up per their values;
 - ``fast_checked_call``: an op with a host check or constant operands (``x ** 2``).
@@ -101,11 +102,12 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     the lane, then ``fast_call``.
 
     The lane, inline: the first operand a plain ``Tensor`` (no subclass, no view), the
-    others plain tensors or Python numbers, none needing a gradient, with no profiler,
-    device placement, torch.compile trace or autocast route in use, and the kernel
-    already looked up (by an earlier call through ``fast_call``): the jitted kernel runs
+    others plain tensors or Python numbers, with no profiler, device placement,
+    torch.compile trace or autocast route in use, and the kernel already looked up (by an
+    earlier call through ``fast_call``). None needing a gradient: the jitted kernel runs
     on the storages' values (a number as ``dispatch.run`` passes it) and its result is
-    wrapped, as ``fast_call`` would, without its calls. Otherwise ``fast_call``."""
+    wrapped, as ``fast_call`` would, without its calls; some needing one and none a view:
+    ``grad_lane`` on those values. Otherwise ``fast_call``."""
     if spec.returns is not None or not req:
         return []
     if spec.static:
@@ -115,7 +117,7 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     g.update(_fast=fast_call, _fc={}, _fnames=tuple(req), _MISS=_MISS, _lane=True, _T=Tensor,
              _D=_dtypes._default, _DP=dispatch, _H=hooks, _PL=PLACEMENT, _st=grad_mode._state,
              _wrap=wrap, _layout=_layout, _rest=_lane_rest, _SC=dispatch._scalar,
-             _LZ=lazy.call, _LS=LazyStorage)
+             _LZ=lazy.call, _LS=LazyStorage, _GL=grad_lane)
     cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
     if spec.out:
         cond.append("out is None")
@@ -133,24 +135,58 @@ def _fast_prologue(spec, dyn, req, g) -> list:
     raw = "({0}._storage.pending if type({0}._storage) is _LS else {0}._storage.value)"
     vals = ", ".join([raw.format(first)] + [
         f"({raw.format(n)} if type({n}) is _T else _SC({n}))" for n in rest])
+    noview = " and ".join([f"{first}._base is None"] + [
+        f"(type({n}) is not _T or {n}._base is None)" for n in rest])
     lane = ["        _e = _fc.get(_D[0])",
             f"        if (_lane and _e is not None and {plain} and _DP.PROFILER is None",
-            "                and _H.RECORDER is None and not _PL.active",
-            f"                and not (_st.enabled and ({grad}))):",
-            f"            _o = _LZ(_e, ({vals},))  # run, or recorded (see lazy.py)",
-            "            if type(_o) is tuple or _PL.blocking:",
-            f"                return _rest(_spec, _o, ({ops},))",
-            "            _r = _wrap(_o)"]
-    if spec.pointwise:
-        strided = [f"{first}._stride is not None"] + [
-            f"type({n}) is _T and {n}._stride is not None" for n in rest]
-        lane += [f"            if {' or '.join(strided)}:",
-                 f"                _layout(_r, ({ops},))"]
-    lane.append("            return _r")
+            "                and _H.RECORDER is None and not _PL.active):",
+            f"            if not (_st.enabled and ({grad})):",
+            f"                _o = _LZ(_e, ({vals},))  # run, or recorded (see lazy.py)",
+            "                if type(_o) is tuple or _PL.blocking:",
+            f"                    return _rest(_spec, _o, ({ops},))",
+            "                _r = _wrap(_o)",
+            *_layout_lines(spec, first, rest, ops, "                "),
+            "                return _r",
+            f"            if {noview}:",
+            f"                _r = _GL(_spec, _e, ({ops},), [{vals}])",
+            *_layout_lines(spec, first, rest, ops, "                "),
+            "                return _r"]
     return [f"    if {test}:", *lane,
             f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
             "        if _r is not _MISS:",
             "            return _r"]
+
+
+def _layout_lines(spec, first, rest, ops, indent) -> list:
+    """The lane's lines giving a pointwise result ``_r`` its inputs' memory order."""
+    if not spec.pointwise:
+        return []
+    strided = [f"{first}._stride is not None"] + [
+        f"type({n}) is _T and {n}._stride is not None" for n in rest]
+    return [f"{indent}if {' or '.join(strided)}:", f"{indent}    _layout(_r, ({ops},))"]
+
+
+def grad_lane(spec, e, args, vals):
+    """``fast_call`` of the lane's operands (plain tensors, none a view, and Python numbers;
+    see ``_fast_prologue``) when some need a gradient, grad mode on: ``vals`` are their
+    values as the lane read them (a storage's array or Pending, a number as
+    ``dispatch._scalar`` gives it), ``e`` the kernel entry of ``fast_call``'s cache."""
+    diff_idx, lz = (), False
+    for i, a in enumerate(args):
+        if type(a) is Tensor:
+            v = vals[i]
+            if type(v) is lazy.Pending:  # a recorded result, as ``dispatch.run`` reads it
+                if v.array is None:
+                    lz = True
+                else:
+                    vals[i] = v.array
+            if a._grad_fn is not None or a._requires_grad:
+                diff_idx += (i,)
+    name = spec.grad_name
+    if type(name) is not str:  # resolved only if a node is recorded
+        name = _name_thunk(name, (), (), e[0][1], args)
+    return dispatch._apply_with_grad(e[0], e[1], args, vals, diff_idx, name, spec.saves,
+                                     spec.scalar_edges, lz)
 
 
 def _checked_prologue(spec, dyn, req, g) -> list:
