@@ -69,9 +69,8 @@ class Pending:
                  "args", "inner")
 
     def __init__(self, result, idx, entry, args, inner):
-        aval, self.type = result  # the result's aval and its type number (see ``call``)
-        self.aval = aval
-        self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
+        # The result's aval, its type number (see ``call``), shape, dtype, weak type:
+        self.aval, self.type, self.shape, self.dtype, self.weak_type = result  # ``_result``
         self.array, self.idx = None, idx
         # The kernel entry and its operands (arrays, numbers, and where ``inner`` the
         # Pendings of earlier ops of the segment), until it has run: the segment runs
@@ -89,12 +88,17 @@ class _Segment:
 
 
 _seg = _Segment()
-_AVALS: dict = {}  # (entry number, operand types) -> (result's aval, type), False: not recorded
+_AVALS: dict = {}  # (entry number, operand types) -> ``_result``, False: not recorded
 _SEEN: dict = {}  # segment signature -> sightings, then its ``_Fused``
 # Operand types as numbers, so that keys hash as ints (an aval hashes in Python: 0.1 us):
 _TYPES: dict = {}  # id(aval) -> (aval, number); the aval kept alive so its id stays its own
 _NUMBERS: dict = {}  # aval -> number, by value: equal types from distinct avals share one
 _count = itertools.count(1)  # entry and type numbers: never reused, so no stale key matches
+
+
+def _result(aval, number: int) -> tuple:
+    """What a Pending of this type holds of it (``Pending.__init__``)."""
+    return aval, number, aval.shape, aval.dtype, aval.weak_type
 
 
 def entry(key, fn, kernel, top) -> tuple:
@@ -135,11 +139,11 @@ def call(e, vals):
             a = v.aval
             n = _TYPES.get(id(a))
             akey.append(n[1] if n is not None else _type(a))
-        elif t is float or t is int:
-            akey.append(t)
         elif t is Pending:  # run or not, its type is its array's
             akey.append(v.type)
             mixed = True
+        elif t is float or t is int:
+            akey.append(t)
         else:  # a tracer (a user's jax.jit), a host array: run now
             return now(e, vals)
     if not mixed:  # all from outside the segment
@@ -156,14 +160,15 @@ def call(e, vals):
                 _kernels.full_optimisation(e[0]))
             if len(_AVALS) > 8192:
                 _AVALS.clear()
-            _AVALS[akey] = (out.aval, _type(out.aval)) if ok else False
+            _AVALS[akey] = _result(out.aval, _type(out.aval)) if ok else False
             return out
         return now(e, vals)
-    pend = _seg.pend
+    seg = _seg
+    pend = seg.pend
     p = Pending(res, len(pend), e, args, inner)
     pend.append(p)
-    _seg.sig.append((akey, refs))  # operand types too: one program per key
-    _seg.ext += outer
+    seg.sig.append((akey, refs))  # operand types too: one program per key
+    seg.ext += outer
     if len(pend) >= MAX_OPS:
         flush()
     return p
@@ -201,8 +206,8 @@ def operand_key(e, vals) -> tuple | None:
 
 
 def _keyed(e, vals) -> tuple | None:
-    """(``operand_key``, then ``_wiring``'s three) of ``vals`` in one pass, or None."""
-    akey, refs, args, inner = [e[4]], [], [], False
+    """(``operand_key``, then ``_wiring``'s four) of ``vals`` in one pass, or None."""
+    akey, refs, args, inner, outer = [e[4]], [], [], False, []
     for v in vals:
         t = type(v)
         if t is Pending:
@@ -222,7 +227,8 @@ def _keyed(e, vals) -> tuple | None:
             return None
         refs.append(-1)
         args.append(v)
-    return tuple(akey), tuple(refs), args, inner
+        outer.append(v)
+    return tuple(akey), tuple(refs), args, inner, outer
 
 
 def record(e, vals, known: dict) -> list | None:
@@ -247,16 +253,16 @@ def record(e, vals, known: dict) -> list | None:
     # with it (a step's forward, then its backward), which then fuses as soon.
     before = _SEEN.get(tuple(_seg.sig))
     _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
-    akey, refs, args, inner = keyed
+    akey, refs, args, inner, outer = keyed
     pend, sig = _seg.pend, _seg.sig
-    whole = Pending((results[0], e[4]), len(pend), e, args, inner)
+    whole = Pending(_result(results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)
     sig.append((akey, refs))
-    _seg.ext += [a for a in args if type(a) is not Pending]
+    _seg.ext += outer
     out = []
     for j, aval in enumerate(results):
         item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
-        p = Pending((aval, _number(aval)), len(pend), item, [whole], True)
+        p = Pending(_result(aval, _number(aval)), len(pend), item, [whole], True)
         pend.append(p)
         sig.append(((item[4], e[4]), (whole.idx,)))
         out.append(p)
@@ -359,7 +365,7 @@ def _run(seg) -> None:
             else:
                 fused = _SEEN[sig] = _Fused(sig, _left(FUSE_AFTER, seen))
         if type(fused) is _Fused:
-            live = _live(pend, fused.inner)
+            live = _live(pend, fused.held)
             entry = fused.programs.get(live)
             if entry is None:
                 ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, sig, strict=True))
@@ -406,34 +412,32 @@ def _left(after: int, seen: int) -> int:
 
 class _Fused:
     """A segment signature that has come ``FUSE_AFTER`` times: its programs, one per set
-    of results still held when it runs (``_live``), how often each op's result is an
-    operand of a later op of the segment, and the sightings left before the first use
-    (``_left``)."""
+    of results still held when it runs (``_live``), per op the references its result has
+    when only the segment holds it (``held``: the segment's list, the count's argument,
+    and one per later op of the segment using it), and the sightings left before the
+    first use (``_left``)."""
 
-    __slots__ = ("inner", "programs", "left")
+    __slots__ = ("held", "programs", "left")
 
     def __init__(self, sig, left: int):
-        inner = [0] * len(sig)
+        held = [2] * len(sig)
         for _, refs in sig:
             for r in refs:
                 if r >= 0:
-                    inner[r] += 1
-        self.inner, self.programs, self.left = inner, {}, left
+                    held[r] += 1
+        self.held, self.programs, self.left = held, {}, left
 
 
-def _live(pend, inner) -> tuple:
+def _live(pend, held) -> tuple:
     """Per Pending, whether anything outside the segment holds it (a tensor's storage, an
     autograd node, another storage that took it): only those leave the program. A result
     that nothing else will read (a temporary, a forward value whose node the backward has
     released) stays inside, where XLA fuses it away. A Pending has no weak references, so
-    its reference count says it all: beyond its later operands' uses, the segment's list
-    and the call hold 2 (no local variable may hold it here)."""
+    its reference count says it all: ``held`` counts the segment's own (no local variable
+    may hold it here)."""
     if not _COUNTED:
         return (True,) * len(pend)
-    live = []
-    for i, n in enumerate(inner):
-        live.append(_refcount(pend[i]) > 2 + n)
-    return tuple(live)
+    return tuple([_refcount(pend[i]) > n for i, n in enumerate(held)])
 
 
 _refcount = sys.getrefcount
