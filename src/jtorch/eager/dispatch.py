@@ -310,14 +310,14 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
             return t
         t._grad_fn = node = OpNode(name, vjp, edges, tuple(diff_edges),
-                                   [(t._shape, out.dtype)], saved, replay)
+                                   ((t._shape, out.dtype),), saved, replay)
         if lz:  # its inputs are recorded results: resolved by check_saved
             node._pending = True
         return t
     flat = out if multi else (out,)
     outs = [wrap(o) for o in flat]
-    meta = [(t._shape, o.dtype) if t.dtype._kind >= 2 else None
-            for t, o in zip(outs, flat, strict=True)]
+    meta = tuple([(t._shape, o.dtype) if t.dtype._kind >= 2 else None
+                  for t, o in zip(outs, flat, strict=True)])
     node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved, replay)
     save_out = saves == "out" or saves == "all"
     for nr, (t, m) in enumerate(zip(outs, meta, strict=True)):

@@ -103,7 +103,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     plan = []
     for n in ops:
         r = n._replay
-        plan.append((tuple(n._out_meta), n._diff_edges,
+        plan.append((n._out_meta, n._diff_edges,
                      tuple([(index[m], nr) for m, nr in n.next_functions]),
                      None if n._vjp is not None else (r[0], r[3])))
     plan = tuple(plan)

@@ -154,7 +154,8 @@ class OpNode(Node):
         self._name = name
         self._vjp = vjp
         self._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
-        self._out_meta = out_meta  # per output: (shape, np dtype) or None when not differentiable
+        # A tuple, per output: (shape, np dtype) or None when not differentiable.
+        self._out_meta = out_meta
         # [(VersionCounter, version, (dtype, shape, source, nr), value)]: a saved input's
         # source is the tensor, a saved output's its Storage; value is what the VJP read
         # (None: not compared, a clone in PyTorch).
@@ -329,10 +330,11 @@ def _abstract(v):
     if kind is Pending:
         a = v.array
         if a is None:
-            aval = v.aval
-            if aval.weak_type or not _inexact(aval.dtype):
+            dtype = v.dtype
+            inexact = _INEXACT.get(dtype)
+            if v.weak_type or not (inexact if inexact is not None else _inexact(dtype)):
                 return v
-            return _Zeros(aval.shape, aval.dtype, None)
+            return _Zeros(v.shape, dtype, None)
         v, kind = a, type(a)
     if kind is ArrayImpl:
         aval = v.aval
