@@ -23,22 +23,22 @@ from .node import AccumulateGrad, OpNode
 _add = _kernels.jit(jnp.add, name=("gradient_sum",))  # kept on disk: jnp.add is JAX's
 
 
-def _collect(roots):
-    """Dependency counts for every node reachable from ``roots``."""
-    deps: dict = {}
+def _collect(roots) -> dict:
+    """Dependency counts for every node reachable from ``roots``, a root that no other
+    node reaches counting 0: its keys are the graph's nodes."""
     # Several roots may be outputs of one node: count that node's edges once.
-    stack = list(dict.fromkeys(n for n, _ in roots if n is not None))
-    seen = set(stack)
+    deps = dict.fromkeys((n for n, _ in roots if n is not None), 0)
+    stack = list(deps)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps, seen
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                n = deps.get(nxt)
+                if n is None:  # first reached: walk on from it
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = n + 1
+    return deps
 
 
 def _needed(nodes, targets):
@@ -191,7 +191,7 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
     if hooks.RECORDER is not None:
         hooks.RECORDER.backward_called = True
     roots, seeds, provisional = _seed(roots_t, grads)
-    deps, nodes = _collect(roots)
+    nodes = deps = _collect(roots)
     if capture is None and not create_graph and fused.try_fused(
             roots, seeds, nodes, retain_graph, accumulate):
         return {}
