@@ -149,8 +149,21 @@ def call(e, vals):
     if not mixed:  # all from outside the segment
         args, n = vals, len(vals)
         refs, inner, outer = _OUTERS[n] if n < 16 else (-1,) * n, False, vals
-    else:
-        refs, args, inner, outer = _wiring(vals)
+    else:  # the wiring: per operand the earlier op of this segment computing it (-1: from
+        # outside), the operands with run Pendings as their arrays, those from outside
+        refs, args, inner, outer = [], [], False, []
+        for v in vals:
+            if type(v) is Pending:
+                if v.array is None:  # the result of an earlier op of this segment
+                    refs.append(v.idx)
+                    args.append(v)
+                    inner = True
+                    continue
+                v = v.array
+            refs.append(-1)
+            args.append(v)
+            outer.append(v)
+        refs = tuple(refs)
     akey = tuple(akey)
     res = _AVALS.get(akey)
     if not res:
@@ -177,26 +190,6 @@ def call(e, vals):
 _OUTERS = [(-1,) * n for n in range(16)]  # the wiring of n operands from outside
 
 
-def _wiring(vals) -> tuple:
-    """(refs, args, inner, outer) of operands some of which are Pendings: per operand the
-    index of the earlier op of this segment computing it (-1: from outside), the operands
-    with run Pendings as their arrays, whether any comes from inside, and those from
-    outside."""
-    refs, args, inner, outer = [], [], False, []
-    for v in vals:
-        if type(v) is Pending:
-            if v.array is None:  # the result of an earlier op of this segment
-                refs.append(v.idx)
-                args.append(v)
-                inner = True
-                continue
-            v = v.array
-        refs.append(-1)
-        args.append(v)
-        outer.append(v)
-    return tuple(refs), args, inner, outer
-
-
 def operand_key(e, vals) -> tuple | None:
     """Entry ``e`` and its operands' types, as ``call`` keys an op (a Pending by its
     result's type: the same number as its array's), or None for an operand ``record``
@@ -206,7 +199,8 @@ def operand_key(e, vals) -> tuple | None:
 
 
 def _keyed(e, vals) -> tuple | None:
-    """(``operand_key``, then ``_wiring``'s four) of ``vals`` in one pass, or None."""
+    """(``operand_key``, then ``call``'s wiring of them: refs, args, inner, outer) of
+    ``vals`` in one pass, or None."""
     akey, refs, args, inner, outer = [e[4]], [], [], False, []
     for v in vals:
         t = type(v)
