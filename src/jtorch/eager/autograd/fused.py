@@ -56,10 +56,6 @@ _SEEN: dict = {}  # graph key -> sightings so far, then [program, Event or None]
 _PROGRAMS: dict = {}
 
 
-def _plain(node) -> bool:
-    return not (node._pre_hooks or node._hooks or node._node_pre_hooks or node._retained)
-
-
 def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     """Run this backward as one program if the graph qualifies; True when it did."""
     if (AFTER <= 0 or len(nodes) > MAX_NODES or grad_mode._state.anomaly
@@ -68,9 +64,12 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         return False
     ops, leaves = [], []
     for n in nodes:
+        # Only plain nodes: no hooks of any kind, no retain_grad (inline: a call per node).
+        if n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained:
+            return False
         kind = type(n)
         if kind is OpNode:
-            if n._freed or not _plain(n):
+            if n._freed:
                 return False
             op = n._replay[0]
             op = op[0] if type(op) is tuple else op
@@ -79,7 +78,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             ops.append(n)
         elif kind is AccumulateGrad:
             v = n.variable
-            if not _plain(n) or v._leaf_hooks or v._post_acc_hooks or (
+            if v._leaf_hooks or v._post_acc_hooks or (
                     v._grad is not None and v._grad.is_sparse):
                 return False
             leaves.append(n)
@@ -103,8 +102,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     plan = []
     for n in ops:
         r = n._replay
-        plan.append((n._out_meta, n._diff_edges,
-                     tuple([(index[m], nr) for m, nr in n.next_functions]),
+        targets = []  # a loop, not a comprehension: one or two edges, and no call
+        for m, nr in n.next_functions:
+            targets.append((index[m], nr))
+        plan.append((n._out_meta, n._diff_edges, tuple(targets),
                      None if n._vjp is not None else (r[0], r[3])))
     plan = tuple(plan)
     root_targets = tuple([(index[n], nr) for n, nr in roots])

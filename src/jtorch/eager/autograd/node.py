@@ -280,7 +280,26 @@ class OpNode(Node):
             # keep only their types, so the forward's values go as PyTorch's do, and a
             # second backward replays from zeros (tests/test_ops.py checks every such op).
             key, fn, vals, diff_idx, saves = self._replay
-            self._replay = (key, fn, [_abstract(v) for v in vals], diff_idx, saves)
+            kept = []
+            for v in vals:  # a floating array not weakly typed (a Python number): its type
+                kind = type(v)
+                if kind is Pending:
+                    a = v.array
+                    if a is None:
+                        dtype = v.dtype
+                        inexact = _INEXACT.get(dtype)
+                        if not v.weak_type and (
+                                inexact if inexact is not None else _inexact(dtype)):
+                            v = _Zeros(v.shape, dtype, None)
+                        kept.append(v)
+                        continue
+                    v, kind = a, type(a)
+                if kind is ArrayImpl:
+                    aval = v.aval
+                    if not aval.weak_type and _inexact(aval.dtype):
+                        v = _Zeros(aval.shape, aval.dtype, v.sharding)
+                kept.append(v)
+            self._replay = (key, fn, kept, diff_idx, saves)
             self._abstract = True
 
     def replay_vals(self) -> list:
@@ -321,26 +340,6 @@ class _Zeros:
 
     def zeros(self):
         return jax.numpy.zeros(self.shape, self.dtype, device=self.device)
-
-
-def _abstract(v):
-    """``v``, or its ``_Zeros`` where it is a floating array that is not a weakly typed
-    (Python number) scalar."""
-    kind = type(v)
-    if kind is Pending:
-        a = v.array
-        if a is None:
-            dtype = v.dtype
-            inexact = _INEXACT.get(dtype)
-            if v.weak_type or not (inexact if inexact is not None else _inexact(dtype)):
-                return v
-            return _Zeros(v.shape, dtype, None)
-        v, kind = a, type(a)
-    if kind is ArrayImpl:
-        aval = v.aval
-        if not aval.weak_type and _inexact(aval.dtype):
-            return _Zeros(aval.shape, aval.dtype, v.sharding)
-    return v
 
 
 _INEXACT: dict = {}
