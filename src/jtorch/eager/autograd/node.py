@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -290,14 +291,14 @@ class OpNode(Node):
                         inexact = _INEXACT.get(dtype)
                         if not v.weak_type and (
                                 inexact if inexact is not None else _inexact(dtype)):
-                            v = _Zeros(v.shape, dtype, None)
+                            v = _zeros((v.shape, dtype, None))
                         kept.append(v)
                         continue
                     v, kind = a, type(a)
                 if kind is ArrayImpl:
                     aval = v.aval
                     if not aval.weak_type and _inexact(aval.dtype):
-                        v = _Zeros(aval.shape, aval.dtype, v.sharding)
+                        v = _zeros((aval.shape, aval.dtype, v.sharding))
                 kept.append(v)
             self._replay = (key, fn, kept, diff_idx, saves)
             self._abstract = True
@@ -330,16 +331,18 @@ class OpNode(Node):
         return out
 
 
-class _Zeros:
-    """An input a released node's gradient does not read: its type and placement."""
+class _Zeros(tuple):
+    """An input a released node's gradient does not read: (shape, dtype, placement). A
+    tuple, made by ``_zeros((shape, dtype, device))`` without a Python call."""
 
-    __slots__ = ("shape", "dtype", "device")
-
-    def __init__(self, shape, dtype, device):
-        self.shape, self.dtype, self.device = shape, dtype, device
+    __slots__ = ()
 
     def zeros(self):
-        return jax.numpy.zeros(self.shape, self.dtype, device=self.device)
+        shape, dtype, device = self
+        return jax.numpy.zeros(shape, dtype, device=device)
+
+
+_zeros = functools.partial(tuple.__new__, _Zeros)
 
 
 _INEXACT: dict = {}
