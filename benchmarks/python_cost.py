@@ -14,7 +14,8 @@ timed benchmarks (``eager_ops.py``, ``training_step.py``, ``programs.py``).
 Cases (the main thread only; a background compile thread is not traced):
   add         ``a + b``, 64x64 float32, in a loop (recorded, its segments fused)
   fwd+bwd     ``((w * x).exp().sum()).backward()`` into w, grad reset each call
-  polynomial  one step of ``tests/programs/polynomial.py`` (forward, backward, updates)
+  polynomial  a step of ``tests/programs/polynomial.py`` (forward, backward, updates), as
+              ``lazy_ops.py`` times it
   mlp         one step of a 2-layer MLP: forward, cross-entropy, backward, SGD, zero_grad
 """
 
@@ -22,15 +23,15 @@ from __future__ import annotations
 
 import argparse
 import collections
-import math
 import os
 import sys
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import numpy as np  # noqa: E402
-
 import jtorch as torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lazy_ops  # noqa: E402
 
 WARMUP = 600  # past the fusing of segments (150th sighting) and backwards (75th)
 CALLS = 50
@@ -53,21 +54,7 @@ def _fwd_bwd():
 
 
 def _polynomial():
-    x = torch.linspace(-math.pi, math.pi, 2000, dtype=torch.float)
-    y = torch.sin(x)
-    start = np.random.default_rng(0).standard_normal(4)
-    a, b, c, d = (torch.tensor(v, dtype=torch.float, requires_grad=True) for v in start)
-
-    def step():
-        y_pred = a + b * x + c * x**2 + d * x**3
-        loss = (y_pred - y).pow(2).sum()
-        loss.backward()
-        with torch.no_grad():
-            for p in (a, b, c, d):
-                p -= 1e-6 * p.grad
-                p.grad = None
-
-    return step
+    return lazy_ops.polynomial(torch)  # the step ``lazy_ops.py`` times
 
 
 def _mlp():
