@@ -170,6 +170,35 @@ def test_lane_matches_pytorch_and_takes_plain_tensors(lane_misses):
     assert sorted(lane_misses) == ["add", "exp", "mul"]
 
 
+def _recorded_grad_ops(t):
+    """Ops the grad lane records with their nodes (small results, types seen before):
+    their graphs, saved inputs and gradients, against PyTorch's."""
+    out = []
+    for step in range(4):  # recorded from the second step on
+        a = t.linspace(-1, 1, 5)
+        w = t.tensor([0.5, -1.0, 2.0, 0.25, 1.5], requires_grad=True)
+        i = t.arange(5)
+        y = w * a + 2.0 * w - (w * i) + (a - w)  # mixed with recorded results, ints, numbers
+        z = y * y  # saves both operands, the same tensor
+        loss = (z - 1.0).sum()
+        node = z.grad_fn
+        out.append([node.name(), [None if f is None else f.name()
+                                  for f, _ in node.next_functions],
+                    [None if f is None else f.name() for f, _ in y.grad_fn.next_functions]])
+        loss.backward()
+        out.append(w.grad)
+        u = w * a  # saves a (for w's gradient)
+        a.add_(1.0)  # a saved input changed: the backward raises
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            u.sum().backward()
+        out.append(step)
+    return out
+
+
+def test_recorded_grad_ops_match_pytorch():
+    assert_same(_recorded_grad_ops(torch), _recorded_grad_ops(jtorch))
+
+
 def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):
     from jtorch.profiler import profile
 

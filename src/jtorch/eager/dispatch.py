@@ -244,8 +244,10 @@ def _forward(key, fn, vals, k=None):
 
 
 def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=False,
-                     lz=False):
-    """Record ``key``'s op on ``vals`` (``lz``: some are ``lazy.Pending``s) for autograd."""
+                     lz=False, out=None):
+    """Record ``key``'s op on ``vals`` (``lz``: some are ``lazy.Pending``s) for autograd.
+    ``out``: the forward's result where the caller ran it (``fast_paths.grad_lane``: an op
+    whose node recomputes, on types it has run on before)."""
     k = _GRAD_FWD.get(key)
     if k is None:
         if keeps_residuals(key):
@@ -256,12 +258,12 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             k = _GRAD_FWD[key] = (fwd, top, lazy.entry(key, fn, fwd, top))
     traces = _TRACES[0]
     vjp, rec = None, hooks.RECORDER
-    if k is not False:  # the node recomputes in its backward (``backward_kernel``)
-        out = lazy.call(k[2], vals) if rec is None else k[0](*vals)  # run, or recorded
-    else:
+    if k is False:  # the node keeps the VJP's residuals
         if lz:
             lazy.resolve(vals)
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
+    elif out is None:  # the node recomputes in its backward (``backward_kernel``)
+        out = lazy.call(k[2], vals) if rec is None else k[0](*vals)  # run, or recorded
     if type(out) is lazy.Pending:  # recorded: one result of a known type, nothing traced
         lz, multi = True, False
     else:

@@ -23,14 +23,20 @@ from __future__ import annotations
 import inspect
 
 import jax
+from jax._src.array import ArrayImpl
 
 from .. import _dtypes, _strides
 from .._device import PLACEMENT
 from .._tensoriter import output_strides
 from . import dispatch, hooks, lazy
 from .autograd import grad_mode
+from .autograd.node import OpNode
 from .storage import LazyStorage
 from .tensor import Tensor, wrap
+
+_GRAD_FWD = dispatch._GRAD_FWD  # key -> (kernel, its top-level jit, lazy.call's entry)
+_AVALS, _TYPES, Pending = lazy._AVALS, lazy._TYPES, lazy.Pending
+_MAIN, _ident = lazy._MAIN, lazy._ident
 
 _FNS: dict = {}  # kernel key -> the pure function its kernel jits
 _MISSING = inspect.Parameter.empty
@@ -170,7 +176,99 @@ def grad_lane(spec, e, args, vals):
     """``fast_call`` of the lane's operands (plain tensors, none a view, and Python numbers;
     see ``_fast_prologue``) when some need a gradient, grad mode on: ``vals`` are their
     values as the lane read them (a storage's array or Pending, a number as
-    ``dispatch._scalar`` gives it), ``e`` the kernel entry of ``fast_call``'s cache."""
+    ``dispatch._scalar`` gives it), ``e`` the kernel entry of ``fast_call``'s cache.
+
+    An op ``lazy.call`` would record (a known result type, a node that recomputes) is
+    recorded here with its node, from one pass over the operands: ``lazy.call``'s key and
+    wiring and ``dispatch._apply_with_grad``'s gradient mask, edges and saved inputs, for
+    operands the binding already checked as plain (a polynomial step's forward: 9 such
+    ops). Anything else goes to ``_apply_with_grad``."""
+    key, saves = e[0], spec.saves
+    k = _GRAD_FWD.get(key)
+    if not k or saves == "out" or saves == "all" or not lazy.ON or _ident() != _MAIN or (
+            PLACEMENT.blocking):
+        return _grad_lane_rest(spec, e, args, vals)
+    le = k[2]  # the recording entry
+    # Per operand: its type in ``lazy.call``'s key, its wiring (the op of this segment
+    # computing it, or -1: from outside), and its node's edge.
+    akey, refs, outer, lz = [le[4]], [], [], False
+    diff_idx, edges, diff_edges, scalar_edges = (), [], [], spec.scalar_edges
+    for i, a in enumerate(args):
+        v = vals[i]
+        t = type(v)
+        if t is ArrayImpl:
+            n = _TYPES.get(id(v.aval))
+            akey.append(n[1] if n is not None else lazy._type(v.aval))
+            refs.append(-1)
+            outer.append(v)
+        elif t is Pending:
+            if v.array is None:  # a result of the current segment
+                akey.append(v.type)
+                refs.append(v.idx)
+                lz = True
+            else:
+                v = vals[i] = v.array
+                akey.append(lazy._number(v.aval))
+                refs.append(-1)
+                outer.append(v)
+        elif t is float or t is int:
+            akey.append(t)
+            refs.append(-1)
+            outer.append(v)
+        else:  # a tracer (a user's jax.jit)
+            return _grad_lane_rest(spec, e, args, vals)
+        if type(a) is Tensor:
+            if a._grad_fn is not None or a._requires_grad:
+                diff_idx += (i,)
+                diff_edges.append(len(edges))
+                node = a._grad_fn
+                if node is not None:
+                    edges.append((node, a._output_nr))
+                else:  # a leaf: its AccumulateGrad, made on first use
+                    acc = a._grad_acc
+                    edges.append((acc, 0) if acc is not None else a._edge())
+            elif a.dtype._kind >= 2 or scalar_edges and i < 2:  # add's int operand too
+                edges.append((None, 0))
+        elif scalar_edges is True and i < 2:  # a Python number (the lane takes no other)
+            edges.append((None, 0))
+    akey = tuple(akey)
+    res = _AVALS.get(akey)
+    name = spec.grad_name
+    if not res:
+        if type(name) is not str:  # resolved only if a node is recorded
+            name = _name_thunk(name, (), (), key[1], args)
+        # Not recorded for these types (a large result: run now) or not yet run (learn).
+        out = lazy.now(le, vals) if res is False else None
+        return dispatch._apply_with_grad(key, e[1], args, vals, diff_idx, name, saves,
+                                         scalar_edges, lz, out)
+    seg = lazy._seg
+    pend = seg.pend
+    p = Pending(res, len(pend), le, vals, lz)
+    pend.append(p)
+    seg.sig.append((akey, tuple(refs)))
+    seg.ext += outer
+    if len(pend) >= lazy.MAX_OPS:
+        lazy.flush()
+    saved = []  # as ``_apply_with_grad`` saves them
+    if saves == "inputs" or saves == "others":
+        others = saves == "others"
+        for i, a in enumerate(args):
+            if type(a) is Tensor and (not others or len(diff_idx) > 1 or diff_idx[0] != i):
+                vc = a._vc
+                saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
+    if type(name) is not str:  # an overload-dependent name
+        name = name({}, dict(zip(key[1], args)))
+    t = wrap(p)
+    if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
+        return t
+    t._grad_fn = node = OpNode(name, None, edges, tuple(diff_edges), ((t._shape, p.dtype),),
+                               saved, (key, e[1], vals, diff_idx, saves))
+    node._pending = True  # its result (and maybe inputs) recorded: see ``check_saved``
+    return t
+
+
+def _grad_lane_rest(spec, e, args, vals):
+    """``grad_lane`` where the op is not recorded with its node there."""
     diff_idx, lz = (), False
     for i, a in enumerate(args):
         if type(a) is Tensor:
