@@ -431,7 +431,9 @@ def _live(pend, held) -> tuple:
     may hold it here)."""
     if not _COUNTED:
         return (True,) * len(pend)
-    return tuple([_refcount(pend[i]) > n for i, n in enumerate(held)])
+    # Each count taken as the argument of one call, as ``held`` counts it; no bytecode per
+    # result (a step's segment has dozens).
+    return tuple(map(operator.gt, map(_refcount, pend), held))
 
 
 _refcount = sys.getrefcount
