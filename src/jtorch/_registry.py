@@ -89,11 +89,23 @@ WRAP = dict(scalar_edges=True)  # a Python-number operand is a wrapped-scalar gr
 
 def numbered(base: str, pick):
     """PyTorch numbers backward names per overload: SumBackward0 / SumBackward1 / ..."""
-    return lambda statics, operands: f"{base}Backward{pick(statics, operands)}"
+    names: dict = {}  # overload number -> name: made once, not per recorded node
+
+    def name(statics, operands) -> str:
+        n = pick(statics, operands)
+        text = names.get(n)
+        if text is None:
+            text = names[n] = f"{base}Backward{n}"
+        return text
+
+    return name
+
+
+_NUMBER = (bool, int, float, complex)  # a tuple: ``bool | int | ...`` builds unions per call
 
 
 def is_number(x) -> bool:
-    return isinstance(x, bool | int | float | complex)
+    return isinstance(x, _NUMBER)
 
 
 # The declarations, one module per area; each registers its ops on import.

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from .. import _cache, _dtypes, _registry, _strides
+from .._registry import _NUMBER
 from . import dispatch, hooks, views
 from .autograd import grad_mode
 from .fast_paths import (
@@ -446,8 +447,8 @@ def _inplace(spec, fn, name):
         inputs = (*args, *kwargs.values()) if kwargs else args
         if check_dtype:
             _check_inplace_dtype(self, inputs)
-        return views.commit(self, fn(self, *args, **kwargs), inputs=inputs,
-                            internal_overlap=internal)
+        result = fn(self, *args, **kwargs) if kwargs else fn(self, *args)
+        return views.commit(self, result, inputs=inputs, internal_overlap=internal)
 
     method.__name__ = name
     return method
@@ -465,7 +466,7 @@ def _check_inplace_dtype(self, inputs) -> None:
         if isinstance(a, Tensor):
             if a.dtype._kind > kind:
                 break
-        elif isinstance(a, bool | int | float | complex) and _dtypes._scalar_dtype(a)._kind > kind:
+        elif isinstance(a, _NUMBER) and _dtypes._scalar_dtype(a)._kind > kind:
             break
     else:
         return
@@ -473,7 +474,7 @@ def _check_inplace_dtype(self, inputs) -> None:
     for a in inputs:
         if isinstance(a, Tensor):
             ops.append((a.dtype, a.dim()))
-        elif isinstance(a, bool | int | float | complex):
+        elif isinstance(a, _NUMBER):
             ops.append(a)
     common = _dtypes.result_type_of(ops)
     if not _dtypes.can_cast(common, self.dtype):

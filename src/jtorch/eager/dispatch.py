@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _kernels
 from .._device import PLACEMENT
-from .._registry import REGISTRY
+from .._registry import _NUMBER, REGISTRY
 from . import hooks, lazy
 from .autograd import grad_mode
 from .autograd.node import OpNode, _apply_vjp, _apply_vjp_full, torch_vjp
@@ -302,7 +302,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                 # The value too: a write through ``.data`` changes it without a version.
                 vc = a._vc
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
-        elif scalar_edges is True and i < 2 and isinstance(a, bool | int | float | complex):
+        elif scalar_edges is True and i < 2 and isinstance(a, _NUMBER):
             edges.append((None, 0))
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
         name = name()

@@ -365,12 +365,15 @@ def fast_checked_call(spec, cache, names, args):
         check(operands, {})
     constant = spec.extra.get("constant")
     picked = constant(operands) if constant is not None else ()
-    ckey = (_dtypes._default[0], *((n, type(operands[n]), operands[n]) for n in picked))
+    ckey = (_dtypes._default[0],)
+    for n in picked:  # a loop, not a generator: no function made per call
+        v = operands[n]
+        ckey += ((n, type(v), v),)
     entry = cache.get(ckey)
     if entry is None:
         entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
     key, fn, kernel, keep, top, lane = entry
-    leaves = [args[i] for i in keep] if picked else args
+    leaves = list(map(args.__getitem__, keep)) if picked else args
     result = _unrecorded(lane, leaves)
     if result is None:
         name = spec.grad_name

@@ -42,7 +42,7 @@ from jax._src.array import ArrayImpl
 
 from .. import _kernels
 from .._device import PLACEMENT
-from .storage import _SLOT, LazyStorage, Storage
+from .storage import _SLOT_SET, LazyStorage, Storage
 
 ON = os.environ.get("JTORCH_LAZY", "1") != "0"
 # A fused segment costs its compile (tens of ms, on the background thread, whose tracing
@@ -326,7 +326,7 @@ def assign(dst: Storage, src: LazyStorage) -> None:
     if p.array is not None or type(dst) not in (Storage, LazyStorage):
         dst.value = src.value
         return
-    _SLOT.__set__(dst, p)
+    _SLOT_SET(dst, p)
     dst.__class__ = LazyStorage
 
 

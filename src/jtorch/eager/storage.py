@@ -41,6 +41,8 @@ class VersionCounter:
 
 
 _SLOT = Storage.__dict__["value"]  # the slot itself, read and written without a flush
+# Bound once: each read of ``_SLOT.__set__`` (or ``__get__``) makes a method-wrapper.
+_SLOT_GET, _SLOT_SET = _SLOT.__get__, _SLOT.__set__
 
 
 class LazyStorage(Storage):
@@ -56,17 +58,17 @@ class LazyStorage(Storage):
 
     @property
     def value(self):
-        p = _SLOT.__get__(self, Storage)
+        p = _SLOT_GET(self, Storage)
         a = p.array
         if a is None:
             from .lazy import array
 
             a = array(p)
-        _SLOT.__set__(self, a)
+        _SLOT_SET(self, a)
         self.__class__ = Storage
         return a
 
     @value.setter
     def value(self, new) -> None:
-        _SLOT.__set__(self, new)
+        _SLOT_SET(self, new)
         self.__class__ = Storage

@@ -21,7 +21,7 @@ from . import hooks
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .lazy import Pending
-from .storage import _SLOT, LazyStorage, Storage, VersionCounter
+from .storage import _SLOT_SET, LazyStorage, Storage, VersionCounter
 
 _NP2T = {d.np: d for d in D.ALL}
 _new = object.__new__
@@ -81,6 +81,9 @@ class _LazyVersion:
         vc = t.__dict__["_vc"] = _new(VersionCounter)
         _VERSION.__set__(vc, 0)
         return vc
+
+
+_ENGINE: list = []  # autograd.engine.backward, once a backward has run
 
 
 class Tensor:
@@ -504,10 +507,12 @@ class Tensor:
         return handle
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd.engine import backward
+        if not _ENGINE:  # imported here (a cycle at import time), once: not per step
+            from .autograd.engine import backward
 
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
-                 create_graph, inputs=inputs)
+            _ENGINE.append(backward)
+        _ENGINE[0]((self,), None if gradient is None else (gradient,), retain_graph,
+                   create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, cut from the graph."""
@@ -559,7 +564,7 @@ def wrap(value, requires_grad: bool = False) -> Tensor:
         meta = value.aval if kind is ArrayImpl else value
     else:  # ``lazy.storage``'s, inline; the version counter comes when read (``_vc``)
         st = t._storage = _new(LazyStorage)
-        _SLOT.__set__(st, value)
+        _SLOT_SET(st, value)
         meta = value
     t._shape = meta.shape
     t.dtype = _NP2T[meta.dtype]

@@ -27,7 +27,10 @@ def _collect(roots) -> dict:
     """Dependency counts for every node reachable from ``roots``, a root that no other
     node reaches counting 0: its keys are the graph's nodes."""
     # Several roots may be outputs of one node: count that node's edges once.
-    deps = dict.fromkeys((n for n, _ in roots if n is not None), 0)
+    deps = {}
+    for n, _ in roots:
+        if n is not None:
+            deps[n] = 0
     stack = list(deps)
     while stack:
         for nxt, _ in stack.pop().next_functions:

@@ -94,7 +94,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     ops.sort(key=_SEQ, reverse=True)  # a topological order: inputs are older than users
     leaves.sort(key=_SEQ, reverse=True)
     # Nodes by position, leaves by complement (~j): one dictionary, ints as targets.
-    index = {n: i for i, n in enumerate(ops)}
+    index = dict(zip(ops, range(len(ops))))
     for j, n in enumerate(leaves):
         index[n] = ~j
     index[None] = None
@@ -108,7 +108,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         plan.append((n._out_meta, n._diff_edges, tuple(targets),
                      None if n._vjp is not None else (r[0], r[3])))
     plan = tuple(plan)
-    root_targets = tuple([(index[n], nr) for n, nr in roots])
+    root_targets = []
+    for n, nr in roots:
+        root_targets.append((index[n], nr))
+    root_targets = tuple(root_targets)
     key = (plan, root_targets, len(leaves))
     # One lookup (hashing the plan is a good part of this function's cost): the count of
     # sightings, then [program, its recorded forms, Event of its background compile or

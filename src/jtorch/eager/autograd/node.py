@@ -15,7 +15,7 @@ from ... import _dtypes as D
 from ... import _kernels
 from ..._device import PLACEMENT
 from ..lazy import Pending, array
-from ..storage import _SLOT, Storage
+from ..storage import _SLOT_GET, Storage
 
 _seq = itertools.count()
 
@@ -197,7 +197,7 @@ class OpNode(Node):
                 if type(src) is weakref.ref or src._chain:
                     return False
                 src = src._storage
-            now = _SLOT.__get__(src, Storage)  # an array or a Pending, without running it
+            now = _SLOT_GET(src, Storage)  # an array or a Pending, without running it
             if now is not value:
                 now = now.array if type(now) is Pending else now
                 if now is None or now is not (value.array if type(value) is Pending
