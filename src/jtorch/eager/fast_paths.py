@@ -245,7 +245,7 @@ def grad_lane(spec, e, args, vals):
     pend = seg.pend
     p = Pending(res, len(pend), le, vals, lz)
     pend.append(p)
-    seg.sig.append((akey, tuple(refs)))
+    seg.sig.append((res[5], tuple(refs)))  # as ``lazy.call``'s
     seg.ext += outer
     if len(pend) >= lazy.MAX_OPS:
         lazy.flush()

@@ -70,7 +70,7 @@ class Pending:
 
     def __init__(self, result, idx, entry, args, inner):
         # The result's aval, its type number (see ``call``), shape, dtype, weak type:
-        self.aval, self.type, self.shape, self.dtype, self.weak_type = result  # ``_result``
+        self.aval, self.type, self.shape, self.dtype, self.weak_type, _ = result  # ``_result``
         self.array, self.idx = None, idx
         # The kernel entry and its operands (arrays, numbers, and where ``inner`` the
         # Pendings of earlier ops of the segment), until it has run: the segment runs
@@ -82,7 +82,7 @@ class _Segment:
     __slots__ = ("pend", "sig", "ext", "prior")
 
     def __init__(self):
-        self.pend, self.sig = [], []  # the Pendings; per op (operand types, wiring)
+        self.pend, self.sig = [], []  # the Pendings; per op (its key or key number, wiring)
         self.ext = []  # the operands from outside, in order: its program's arguments
         self.prior = 0  # sightings credited to it: those of the ops before a ``record``
 
@@ -96,9 +96,12 @@ _NUMBERS: dict = {}  # aval -> number, by value: equal types from distinct avals
 _count = itertools.count(1)  # entry and type numbers: never reused, so no stale key matches
 
 
-def _result(aval, number: int) -> tuple:
-    """What a Pending of this type holds of it (``Pending.__init__``)."""
-    return aval, number, aval.shape, aval.dtype, aval.weak_type
+def _result(aval, number: int, key: int = 0) -> tuple:
+    """What a Pending of this type holds of it (``Pending.__init__``), then ``key``: in
+    ``_AVALS``, a number naming the op's key there (its signature's entry: an int hashes
+    and compares in no time, the key's tuple item by item, and a step's segment signature
+    is hashed and compared whole each run)."""
+    return aval, number, aval.shape, aval.dtype, aval.weak_type, key
 
 
 def entry(key, fn, kernel, top) -> tuple:
@@ -173,14 +176,14 @@ def call(e, vals):
                 _kernels.full_optimisation(e[0]))
             if len(_AVALS) > 8192:
                 _AVALS.clear()
-            _AVALS[akey] = _result(out.aval, _type(out.aval)) if ok else False
+            _AVALS[akey] = _result(out.aval, _type(out.aval), next(_count)) if ok else False
             return out
         return now(e, vals)
     seg = _seg
     pend = seg.pend
     p = Pending(res, len(pend), e, args, inner)
     pend.append(p)
-    seg.sig.append((akey, refs))  # operand types too: one program per key
+    seg.sig.append((res[5], refs))  # operand types too (akey's number): one program per key
     seg.ext += outer
     if len(pend) >= MAX_OPS:
         flush()
