@@ -11,7 +11,7 @@ from conftest import assert_same
 
 import jtorch
 from jtorch import _kernels
-from jtorch.eager.autograd import fused
+from jtorch.eager.autograd import fused, node
 
 
 @pytest.fixture
@@ -21,6 +21,7 @@ def fuse_at(monkeypatch):
     fused._SEEN.clear()
     fused._PROGRAMS.clear()
     monkeypatch.setattr(_kernels, "BACKGROUND", False)
+    hooked, node.HOOKED[0] = node.HOOKED[0], False  # as in a process where none was made
 
     def set_after(n):
         monkeypatch.setattr(fused, "AFTER", n)
@@ -28,6 +29,7 @@ def fuse_at(monkeypatch):
     yield set_after
     fused._SEEN.clear()
     fused._PROGRAMS.clear()
+    node.HOOKED[0] = hooked or node.HOOKED[0]  # never back to False over a hook made here
 
 
 def _mlp_steps(t, steps):
@@ -86,6 +88,40 @@ def test_hooks_and_retain_grad_keep_running(fuse_at):
         assert z.grad is not None
     assert seen == [pytest.approx(3 * np.exp(2.0))] * 3
     assert not fused._PROGRAMS
+
+
+_HOOKS = {
+    "tensor": lambda x, y, z, seen: y.register_hook(lambda g: seen.append(g)),
+    "node": lambda x, y, z, seen: y.grad_fn.register_hook(lambda gi, go: seen.append(gi[0])),
+    "prehook": lambda x, y, z, seen: y.grad_fn.register_prehook(
+        lambda go: seen.append(go[0])),
+    "retain_grad": lambda x, y, z, seen: (y.retain_grad(), seen.append(y)),
+    "leaf": lambda x, y, z, seen: x.register_hook(lambda g: seen.append(g)),
+    "post_accumulate": lambda x, y, z, seen: x.register_post_accumulate_grad_hook(
+        lambda t: seen.append(t.grad.clone())),
+}
+
+
+@pytest.mark.parametrize("kind", list(_HOOKS))
+def test_a_hook_made_after_the_graph_fused_still_runs(fuse_at, kind):
+    """The fused backward looks for hooks only once some hook or retain_grad was made
+    (``node.HOOKED``): the first one, on a graph already running fused, is honoured."""
+    fuse_at(1)
+    x = jtorch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    seen = []
+    for step in range(4):
+        x.grad = None
+        y = x * 3.0
+        z = (y * y).sum()
+        if step == 3:
+            assert fused._PROGRAMS and not node.HOOKED[0]  # fused so far
+            _HOOKS[kind](x, y, z, seen)
+        z.backward()
+    assert seen, kind
+    got = seen[0].grad if kind == "retain_grad" else seen[0]
+    want = 18 * x if kind in ("node", "leaf", "post_accumulate") else 2 * (x * 3.0)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), (18 * x).detach().numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("after", [0, 1])

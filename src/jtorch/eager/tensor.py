@@ -19,7 +19,7 @@ from .. import _strides
 from .._device import CPU, PLACEMENT, device, device_of
 from . import hooks
 from .autograd import grad_mode
-from .autograd.node import AccumulateGrad, RemovableHandle
+from .autograd.node import HOOKED, AccumulateGrad, RemovableHandle
 from .lazy import Pending
 from .storage import _SLOT_SET, LazyStorage, Storage, VersionCounter
 
@@ -476,6 +476,7 @@ class Tensor:
         import weakref
 
         node = self.grad_fn
+        HOOKED[0] = True
         if node._retained is None:
             node._retained = {}
         node._retained[self._output_nr] = weakref.ref(self)
@@ -487,6 +488,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        HOOKED[0] = True
         if self._leaf_hooks is None:
             self._leaf_hooks = {}
         handle = RemovableHandle(self._leaf_hooks)
@@ -500,6 +502,7 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
                                "tensors")
+        HOOKED[0] = True
         if self._post_acc_hooks is None:
             self._post_acc_hooks = {}
         handle = RemovableHandle(self._post_acc_hooks)

@@ -47,7 +47,7 @@ from ..._device import PLACEMENT
 from .. import dispatch, hooks, lazy
 from ..tensor import Tensor
 from . import engine, grad_mode
-from .node import AccumulateGrad, OpNode, torch_vjp
+from .node import HOOKED, AccumulateGrad, OpNode, torch_vjp
 
 AFTER = int(os.environ.get("JTORCH_FUSED_BACKWARD_AFTER", "50"))
 MAX_NODES = 400  # bigger graphs keep the walk: one program's compile time grows with them
@@ -62,10 +62,11 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             or PLACEMENT.blocking or hooks.RECORDER is not None
             or dispatch.PROFILER is not None):
         return False
-    ops, leaves = [], []
+    ops, leaves, hooked = [], [], HOOKED[0]
     for n in nodes:
-        # Only plain nodes: no hooks of any kind, no retain_grad (inline: a call per node).
-        if n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained:
+        # Only plain nodes: no hooks of any kind, no retain_grad (inline: a call per node),
+        # looked for once any node or tensor has had one.
+        if hooked and (n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained):
             return False
         kind = type(n)
         if kind is OpNode:
@@ -78,7 +79,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             ops.append(n)
         elif kind is AccumulateGrad:
             v = n.variable
-            if v._leaf_hooks or v._post_acc_hooks or (
+            if hooked and (v._leaf_hooks or v._post_acc_hooks) or (
                     v._grad is not None and v._grad.is_sparse):
                 return False
             leaves.append(n)

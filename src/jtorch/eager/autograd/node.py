@@ -77,6 +77,11 @@ def _add(hooks: dict, fn) -> RemovableHandle:
     return handle
 
 
+# Set once any node or tensor gets a hook or a retain_grad: until then a fused backward
+# (``fused.try_fused``) checks no node for them.
+HOOKED = [False]
+
+
 class Node:
     """Base node: a name, edges (``next_functions``), hooks and a sequence number."""
 
@@ -106,17 +111,20 @@ class Node:
 
     def register_hook(self, fn) -> RemovableHandle:
         """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
+        HOOKED[0] = True
         if self._hooks is None:
             self._hooks = {}
         return _add(self._hooks, fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """Run ``fn(grad_outputs)`` before this node's backward; it may return new ones."""
+        HOOKED[0] = True
         if self._node_pre_hooks is None:
             self._node_pre_hooks = {}
         return _add(self._node_pre_hooks, fn)
 
     def _add_tensor_hook(self, output_nr: int, fn) -> RemovableHandle:
+        HOOKED[0] = True
         if self._pre_hooks is None:
             self._pre_hooks = {}
         return _add(self._pre_hooks.setdefault(output_nr, {}), fn)
