@@ -172,7 +172,7 @@ def _layout_lines(spec, first, rest, ops, indent) -> list:
     return [f"{indent}if {' or '.join(strided)}:", f"{indent}    _layout(_r, ({ops},))"]
 
 
-def grad_lane(spec, e, args, vals):
+def grad_lane(spec, e, args, vals, name=None):
     """``fast_call`` of the lane's operands (plain tensors, none a view, and Python numbers;
     see ``_fast_prologue``) when some need a gradient, grad mode on: ``vals`` are their
     values as the lane read them (a storage's array or Pending, a number as
@@ -182,12 +182,13 @@ def grad_lane(spec, e, args, vals):
     recorded here with its node, from one pass over the operands: ``lazy.call``'s key and
     wiring and ``dispatch._apply_with_grad``'s gradient mask, edges and saved inputs, for
     operands the binding already checked as plain (a polynomial step's forward: 9 such
-    ops). Anything else goes to ``_apply_with_grad``."""
+    ops). Anything else goes to ``_apply_with_grad``. ``name``: the node's name where the
+    caller resolved it (else ``spec.grad_name``)."""
     key, saves = e[0], spec.saves
     k = _GRAD_FWD.get(key)
     if not k or saves == "out" or saves == "all" or not lazy.ON or _ident() != _MAIN or (
             PLACEMENT.blocking):
-        return _grad_lane_rest(spec, e, args, vals)
+        return _grad_lane_rest(spec, e, args, vals, name)
     le = k[2]  # the recording entry
     # Per operand: its type in ``lazy.call``'s key, its wiring (the op of this segment
     # computing it, or -1: from outside), and its node's edge.
@@ -216,7 +217,7 @@ def grad_lane(spec, e, args, vals):
             refs.append(-1)
             outer.append(v)
         else:  # a tracer (a user's jax.jit)
-            return _grad_lane_rest(spec, e, args, vals)
+            return _grad_lane_rest(spec, e, args, vals, name)
         if type(a) is Tensor:
             if a._grad_fn is not None or a._requires_grad:
                 diff_idx += (i,)
@@ -233,7 +234,8 @@ def grad_lane(spec, e, args, vals):
             edges.append((None, 0))
     akey = tuple(akey)
     res = _AVALS.get(akey)
-    name = spec.grad_name
+    if name is None:
+        name = spec.grad_name
     if not res:
         if type(name) is not str:  # resolved only if a node is recorded
             name = _name_thunk(name, (), (), key[1], args)
@@ -267,7 +269,7 @@ def grad_lane(spec, e, args, vals):
     return t
 
 
-def _grad_lane_rest(spec, e, args, vals):
+def _grad_lane_rest(spec, e, args, vals, name=None):
     """``grad_lane`` where the op is not recorded with its node there."""
     diff_idx, lz = (), False
     for i, a in enumerate(args):
@@ -280,7 +282,8 @@ def _grad_lane_rest(spec, e, args, vals):
                     vals[i] = v.array
             if a._grad_fn is not None or a._requires_grad:
                 diff_idx += (i,)
-    name = spec.grad_name
+    if name is None:
+        name = spec.grad_name
     if type(name) is not str:  # resolved only if a node is recorded
         name = _name_thunk(name, (), (), e[0][1], args)
     return dispatch._apply_with_grad(e[0], e[1], args, vals, diff_idx, name, spec.saves,
@@ -340,7 +343,7 @@ def fast_static_call(spec, cache, names, args, statics):
             cache.clear()
         kernel = dispatch._fwd_kernel(key, fn)
         entry = cache[ckey] = lazy.entry(key, fn, kernel, kernel.jitted())
-    result = _unrecorded(entry, args)
+    result = _unrecorded(entry, args, True, spec, statics, names, args)
     if result is None:
         name = spec.grad_name
         if type(name) is not str:  # resolved only if a node is recorded
@@ -374,7 +377,7 @@ def fast_checked_call(spec, cache, names, args):
         entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
     key, fn, kernel, keep, top, lane = entry
     leaves = list(map(args.__getitem__, keep)) if picked else args
-    result = _unrecorded(lane, leaves)
+    result = _unrecorded(lane, leaves, True, spec, (), names, args)
     if result is None:
         name = spec.grad_name
         if type(name) is not str:  # resolved only if a node is recorded
@@ -401,24 +404,35 @@ def _checked_entry(spec, names, picked, consts):
     return key, fn, kernel, keep, top, lazy.entry(key, fn, kernel, top)
 
 
-def _unrecorded(entry, args, record=True):
+def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=()):
     """The lane's case for the static and checked fast paths, None where it does not
     apply: plain tensors (no view, none needing a gradient) and Python numbers, no launch
     waited for; the top-level jit runs on the values (numbers as ``dispatch.run`` passes
-    them), without ``run``'s operand loop, ``_forward`` and the kernel wrapper."""
+    them), without ``run``'s operand loop, ``_forward`` and the kernel wrapper. Given the
+    op's ``spec``, its ``statics`` and all its operands by name (``names``, ``full``: a
+    checked op's ``args`` lack its constants), plain tensors of which some need a gradient
+    (none a view) go to ``grad_lane`` (``x.pow(2)``, ``loss.sum()`` in a training step)."""
     enabled = grad_mode._state.enabled
-    vals = []
+    vals, grad = [], False
     for a in args:
         if type(a) is Tensor:
-            if a._chain or (enabled and (a._grad_fn is not None or a._requires_grad
-                                         or a._base is not None)):
+            if a._chain or enabled and a._base is not None:
                 return None
+            if enabled and (a._grad_fn is not None or a._requires_grad):
+                if spec is None:
+                    return None
+                grad = True
             st = a._storage
             vals.append(st.pending if type(st) is LazyStorage else st.value)
         elif type(a) is float or type(a) is int:
             vals.append(dispatch._scalar(a))
         else:
             return None
+    if grad:
+        name = spec.grad_name
+        if type(name) is not str:  # an overload's name (``SumBackward1``), resolved now
+            name = name(dict(zip(spec.static, statics)), dict(zip(names, full)))
+        return grad_lane(spec, entry, args, vals, name)
     if PLACEMENT.blocking:
         return None
     # Run, or recorded (see lazy.py); a view's read (``record=False``) runs at once.
