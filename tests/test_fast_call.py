@@ -217,6 +217,82 @@ def test_lane_leaves_autocast_and_the_profiler_their_calls(lane_misses):
     assert (a @ a).dtype == jtorch.float32
 
 
+def _inplace_program(t):
+    """In-place binary ops on plain tensors (``fast_paths.inplace_lane``) and the cases it
+    leaves to the generic way, for several steps (recorded from the second on)."""
+    out = []
+    for _ in range(3):
+        w = t.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        x = t.tensor([1.0, 2.0, 3.0])
+        i = t.tensor([4, 5, 6])
+        alias = x.detach()  # the same storage, whole
+        v0 = x._version
+        with t.no_grad():
+            w -= 0.1 * (w * 2.0)  # the polynomial's update
+            w.mul_(1.5)
+            x += alias
+            x.sub_(x)  # itself
+            x.add_(2)
+            x *= t.tensor([2.0, 3.0, 4.0])
+            i += 1
+            i *= i
+            i.sub_(t.tensor([1, 1, 1]))
+        y = x * 2.0
+        x.add_(y)  # grad mode on, nothing needing a gradient
+        out += [w, w.requires_grad, w.is_leaf, x, alias, x._version - v0, i, i.dtype, y]
+        out += [_inplace_errors(t, w, x, i), x, i]
+        m = t.ones(2, 3)
+        m[0] += 1.0  # a view: the generic way
+        m.t().mul_(2.0)
+        m.add_(t.ones(3))  # broadcast: the generic way
+        out += [m, m.stride()]
+        g = t.ones(3, requires_grad=True) * 2.0
+        g.add_(x)  # needs a gradient: the generic way, recorded in g's history
+        g.sum().backward()
+        out += [g.grad_fn.name(), g]
+    return out
+
+
+def _inplace_errors(t, w, x, i):
+    """In-place calls the lane leaves to the generic way: results, or PyTorch's errors."""
+    out = []
+    for target, op, other in (
+            (i, "div_", 2), (i, "add_", 0.5), (x, "add_", t.ones(2)), (x, "add_", t.ones(2, 3)),
+            (w, "add_", 1.0), (t.tensor([True]), "add_", 1), (t.tensor([True]), "sub_", True),
+            (x, "add_", t.tensor([1, 2, 3.5], dtype=t.float64)),
+            (i, "add_", t.tensor([1.0, 2.0, 3.0]))):
+        try:
+            out.append(getattr(target, op)(other))
+        except RuntimeError as exc:
+            out.append(str(exc)[:30])
+    return out
+
+
+def test_inplace_lane_matches_pytorch():
+    assert_same(_inplace_program(torch), _inplace_program(jtorch), strides=True)
+
+
+def test_inplace_lane_takes_the_update(monkeypatch):
+    from jtorch.eager import fast_paths, views
+
+    committed = []
+    real = views.commit
+    monkeypatch.setattr(views, "commit", lambda t, *a, **k: committed.append(1) or real(t, *a, **k))
+    for _ in range(2):  # the first calls look the kernels up (through the generic way)
+        w, x = jtorch.ones(3, requires_grad=True), jtorch.ones(3)
+        with jtorch.no_grad():
+            w -= 0.1 * (w * 2.0)
+            w.add_(x)
+    committed.clear()
+    w, x = jtorch.ones(3, requires_grad=True), jtorch.ones(3)
+    with jtorch.no_grad():
+        w -= 0.1 * (w * 2.0)
+        w.add_(x)
+    assert not committed
+    assert fast_paths.inplace_lane is bind.inplace_lane
+    assert jtorch.equal(w, jtorch.tensor([1.8, 1.8, 1.8]))
+
+
 # ------------------------------------------------------------------ checked ops (pow)
 
 

@@ -28,6 +28,7 @@ from .fast_paths import (
     _no_fast,
     _op_fn,
     fast_call,  # noqa: F401 -- bind.fast_call: the binding's own name for it
+    inplace_lane,
 )
 from .tensor import Size, Tensor
 
@@ -438,8 +439,15 @@ def _inplace(spec, fn, name):
     dunder = name.startswith("__")
     check_dtype = spec.pointwise and spec.promotion == "default"
     state = grad_mode._state
+    # A binary op with the binding's inline lane: its kernel cache, for ``inplace_lane``.
+    g = fn.__globals__
+    lane = g["_fc"] if "_lane" in g and len(g["_fnames"]) == 2 else None
 
     def method(self, *args, **kwargs):
+        if lane is not None and len(args) == 1 and not kwargs:
+            out = inplace_lane(self, args[0], lane)
+            if out is not None:
+                return out
         if dunder and isinstance(args[0], np.ndarray):
             return NotImplemented  # Python falls back to ``x = x op other``: NumPy's result
         if state.enabled:

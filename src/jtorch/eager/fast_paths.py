@@ -31,7 +31,7 @@ from .._tensoriter import output_strides
 from . import dispatch, hooks, lazy
 from .autograd import grad_mode
 from .autograd.node import OpNode
-from .storage import LazyStorage
+from .storage import _SLOT_SET, LazyStorage, Storage
 from .tensor import Tensor, wrap
 
 _GRAD_FWD = dispatch._GRAD_FWD  # key -> (kernel, its top-level jit, lazy.call's entry)
@@ -266,6 +266,54 @@ def grad_lane(spec, e, args, vals, name=None):
     t._grad_fn = node = OpNode(name, None, edges, tuple(diff_edges), ((t._shape, p.dtype),),
                                saved, (key, e[1], vals, diff_idx, saves))
     node._pending = True  # its result (and maybe inputs) recorded: see ``check_saved``
+    return t
+
+
+def inplace_lane(t, other, cache):
+    """``t.op_(other)`` (``t op= other``) of a binary op with the lane, where nothing needs a
+    gradient (``p -= lr * p.grad`` under ``no_grad``): the lane's kernel entry (``cache``,
+    the binding's) runs or records on the values and the result becomes ``t``'s, without
+    the binding's call, a result tensor and ``views.commit``. None where it does not apply
+    (the caller takes the generic way): ``t`` not a plain tensor, a view or needing a
+    gradient; ``other`` not a plain tensor of ``t``'s dtype and shape (nothing to broadcast,
+    no overlap but the whole) or a Python number ``t``'s kind takes; a result of another
+    dtype (``int_t /= 2``: PyTorch's error or cast comes from the generic way)."""
+    if (type(t) is not Tensor or t._chain or t._base is not None
+            or dispatch.PROFILER is not None or hooks.RECORDER is not None or PLACEMENT.active):
+        return None
+    e = cache.get(_dtypes._default[0])
+    if e is None:  # the binding has not looked its kernel up yet
+        return None
+    grad = grad_mode._state.enabled
+    if grad and (t._grad_fn is not None or t._requires_grad):
+        return None
+    kind = type(other)
+    if kind is Tensor:
+        if other._chain or other.dtype is not t.dtype or other._shape != t._shape or grad and (
+                other._grad_fn is not None or other._requires_grad):
+            return None
+        st = other._storage
+        v = st.pending if type(st) is LazyStorage else st.value
+    elif kind is float and t.dtype._kind >= 2 or kind is int and t.dtype._kind >= 1:
+        v = dispatch._scalar(other)
+    else:
+        return None
+    st = t._storage
+    kind = type(st)
+    out = lazy.call(e, (st.pending if kind is LazyStorage else st.value, v))
+    if type(out) is tuple or out.dtype != t.dtype.np:  # run for nothing: the generic way
+        return None
+    if type(out) is Pending:  # ``lazy.assign``'s, inline: nothing runs
+        if kind is LazyStorage or kind is Storage:
+            _SLOT_SET(st, out)
+            st.__class__ = LazyStorage
+        else:
+            st.value = lazy.array(out)
+    else:
+        if PLACEMENT.blocking:
+            jax.block_until_ready(out)
+        st.value = out
+    t._vc.version += 1
     return t
 
 
