@@ -72,9 +72,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         if kind is OpNode:
             if n._freed:
                 return False
-            op = n._replay[0]
-            op = op[0] if type(op) is tuple else op
-            if type(op) is str and op.startswith(_HEAVY):
+            heavy = _HEAVY_FN.get(n._replay[1])
+            if heavy is None:
+                heavy = _heavy(n._replay)
+            if heavy:
                 return False
             ops.append(n)
         elif kind is AccumulateGrad:
@@ -182,6 +183,19 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     if recorded:
         lazy.flush()  # a step's segments end at its backward, so that they repeat
     return True
+
+
+_HEAVY_FN: dict = {}  # an op node's function -> whether its op is ``_HEAVY``
+
+
+def _heavy(replay) -> bool:
+    """Whether the op of a node's ``_replay`` keeps its graph walking (``_HEAVY``)."""
+    op = replay[0]
+    op = op[0] if type(op) is tuple else op
+    if len(_HEAVY_FN) >= 4096:
+        _HEAVY_FN.clear()
+    heavy = _HEAVY_FN[replay[1]] = type(op) is str and op.startswith(_HEAVY)
+    return heavy
 
 
 _PURE: dict = {}  # graph key -> (the program's pure function, its on-disk name or None)

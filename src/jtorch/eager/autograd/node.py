@@ -294,13 +294,14 @@ class OpNode(Node):
                 kind = type(v)
                 if kind is Pending:
                     a = v.array
-                    if a is None:
-                        dtype = v.dtype
-                        inexact = _INEXACT.get(dtype)
-                        if not v.weak_type and (
-                                inexact if inexact is not None else _inexact(dtype)):
-                            v = _zeros((v.shape, dtype, None))
-                        kept.append(v)
+                    if a is None:  # kept as its type's zeros (one per type), or itself
+                        z = _KEPT.get(v.type)
+                        if z is None:
+                            if len(_KEPT) >= 4096:
+                                _KEPT.clear()
+                            z = _KEPT[v.type] = _zeros((v.shape, v.dtype, None)) if (
+                                not v.weak_type and _inexact(v.dtype)) else False
+                        kept.append(z or v)
                         continue
                     v, kind = a, type(a)
                 if kind is ArrayImpl:
@@ -354,6 +355,7 @@ _zeros = functools.partial(tuple.__new__, _Zeros)
 
 
 _INEXACT: dict = {}
+_KEPT: dict = {}  # a recorded result's type number -> what ``release`` keeps of it, or False
 
 
 def _inexact(dtype) -> bool:
