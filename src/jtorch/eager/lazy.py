@@ -367,19 +367,19 @@ def _run(seg) -> None:
             if entry is None:
                 ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, sig, strict=True))
                 program = _kernels.jit(_program(ops, live), name=_name(ops, live))
-                entry = fused.programs[live] = [program,
-                                                program.compile_ahead(*seg.ext)]
+                entry = fused.programs[live] = [
+                    program, program.compile_ahead(*seg.ext),
+                    tuple(i for i, keep in enumerate(live) if keep)]  # the results' Pendings
             if fused.left:  # compiling: op by op for a fixed count of sightings
                 fused.left -= 1
             if not fused.left:
-                program, done = entry
+                program, done, held = entry
                 if done is not None:  # the same run switches however fast it compiled
                     done.wait()
                     entry[1] = None
-                out = iter(program(*seg.ext))
-                for p, keep in zip(pend, live, strict=True):
-                    if keep:
-                        p.array, p.args = next(out), None
+                for i, a in zip(held, program(*seg.ext), strict=True):
+                    p = pend[i]
+                    p.array, p.args = a, None
                 return
     for p in pend:
         args = p.args
