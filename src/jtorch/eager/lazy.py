@@ -84,7 +84,9 @@ class _Segment:
     def __init__(self):
         self.pend, self.sig = [], []  # the Pendings; per op (its key or key number, wiring)
         self.ext = []  # the operands from outside, in order: its program's arguments
-        self.prior = 0  # sightings credited to it: those of the ops before a ``record``
+        # The count of ops before its last ``record``: the sightings of their signature are
+        # credited to it (looked up only where its own signature has not fused).
+        self.prior = 0
 
 
 _seg = _Segment()
@@ -247,9 +249,8 @@ def record(e, vals, known: dict) -> list | None:
         flush()
         keyed = _keyed(e, vals)  # the segment's results are arrays now
     # The ops before it have come as often as their signature says: so has the segment
-    # with it (a step's forward, then its backward), which then fuses as soon.
-    before = _SEEN.get(tuple(_seg.sig))
-    _seg.prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
+    # with it (a step's forward, then its backward), which then fuses as soon (``_run``).
+    _seg.prior = len(_seg.sig)
     akey, refs, args, inner, outer = keyed
     pend, sig = _seg.pend, _seg.sig
     whole = Pending(_result(results[0], e[4]), len(pend), e, args, inner)
@@ -354,7 +355,11 @@ def _run(seg) -> None:
         sig = tuple(seg.sig)
         fused = _SEEN.get(sig)
         if type(fused) is not _Fused:
-            seen = max(fused or 0, seg.prior) + 1
+            prior = 0
+            if seg.prior:  # the sightings of the ops before a ``record`` (see there)
+                before = _SEEN.get(tuple(seg.sig[:seg.prior]))
+                prior = FUSE_AFTER if type(before) is _Fused else (before or 0)
+            seen = max(fused or 0, prior) + 1
             if seen < FUSE_AFTER:
                 if len(_SEEN) > 4096:  # segments that keep changing: forget them
                     _SEEN.clear()
