@@ -77,12 +77,10 @@ def test_default_dtype_keys_the_fast_kernel():
     assert (i * 0.5).dtype == jtorch.float32
 
 
-@pytest.mark.parametrize("case", ["alpha", "out", "numpy_scalar", "bool", "ndarray"])
+@pytest.mark.parametrize("case", ["out", "numpy_scalar", "bool", "ndarray"])
 def test_other_calls_take_the_generic_path(case, no_generic_call):
     def run(t):
         a = t.tensor([1.0, 2.0])
-        if case == "alpha":
-            return t.add(a, a, alpha=2)
         if case == "out":
             o = t.empty(2)
             t.add(a, a, out=o)
@@ -99,6 +97,42 @@ def test_other_calls_take_the_generic_path(case, no_generic_call):
     else:
         assert_same(expected, actual)
         assert "add" in no_generic_call
+
+
+def _all_operands_program(t):
+    """Calls giving every optional operand (``fast_call`` on them all): a Linear's bias on
+    parameters, needing a gradient or not, and ``alpha`` of several types and its errors."""
+    x = t.tensor(np.arange(12.0).reshape(4, 3) / 7, dtype=t.float32)
+    w = t.nn.Parameter(t.tensor(np.linspace(-1, 1, 6).reshape(2, 3), dtype=t.float32))
+    b = t.nn.Parameter(t.tensor([0.5, -0.25]))
+    i = t.tensor([1, 2])
+    out = []
+    for _ in range(3):
+        y = t.nn.functional.linear(x, w, b)
+        y.pow(2).sum().backward()
+        with t.no_grad():
+            out.append(t.nn.functional.linear(x, w, b))
+        out += [y, y.grad_fn.name(), w.grad, b.grad, t.add(x, x, alpha=2), x.sub(x, alpha=0.5),
+                t.add(i, i, alpha=3), t.add(i, 2, alpha=2)]
+        w.grad = b.grad = None
+        for bad in ((i, i, 1.5), (i, i, True)):
+            try:
+                out.append(t.add(*bad[:2], alpha=bad[2]))
+            except RuntimeError as exc:
+                out.append(str(exc))
+    return out
+
+
+def test_calls_giving_every_optional_operand_take_the_fast_path(monkeypatch):
+    reached = _generic_calls(monkeypatch, (jtorch.nn.functional.linear, jtorch.add,
+                                           jtorch.Tensor.sub))
+    expected = _all_operands_program(torch)
+    _all_operands_program(jtorch)
+    reached.clear()
+    assert_same(expected, _all_operands_program(jtorch), strides=True)
+    # only alpha=True (a bool: the fast paths take tensors, ints and floats) reaches
+    # ``call``; alpha=1.5 on integers raises PyTorch's error from the fast path's kernel
+    assert reached == ["add"] * 3, reached
 
 
 def test_autocast_still_routes_fast_bindings():

@@ -157,10 +157,20 @@ def _fast_prologue(spec, dyn, req, g) -> list:
             f"                _r = _GL(_spec, _e, ({ops},), [{vals}])",
             *_layout_lines(spec, first, rest, ops, "                "),
             "                return _r"]
-    return [f"    if {test}:", *lane,
-            f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
-            "        if _r is not _MISS:",
-            "            return _r"]
+    lines = [f"    if {test}:", *lane,
+             f"        _r = _fast(_spec, _fc, _fnames, ({ops},))",
+             "        if _r is not _MISS:",
+             "            return _r"]
+    opt = [p.name for p in dyn if p.default is not _MISSING]
+    if opt:  # every optional operand given (``F.linear(x, w, b)``): ``fast_call`` on all,
+        # named as ``call`` names them (the required, then the optional), so one kernel
+        g.update(_fca={}, _fnames_all=tuple(req + opt))
+        given = [f"{n} is not _d_{n}" for n in opt] + (["out is None"] if spec.out else [])
+        lines += [f"    if {' and '.join(given)}:",
+                  f"        _r = _fast(_spec, _fca, _fnames_all, ({', '.join(req + opt)},))",
+                  "        if _r is not _MISS:",
+                  "            return _r"]
+    return lines
 
 
 def _layout_lines(spec, first, rest, ops, indent) -> list:
