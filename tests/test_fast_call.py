@@ -124,12 +124,20 @@ def _all_operands_program(t):
 
 
 def test_calls_giving_every_optional_operand_take_the_fast_path(monkeypatch):
+    from jtorch.eager import dispatch
+
     reached = _generic_calls(monkeypatch, (jtorch.nn.functional.linear, jtorch.add,
                                            jtorch.Tensor.sub))
+    ran = []
+    real = dispatch.run
+    monkeypatch.setattr(dispatch, "run", lambda key, *a: ran.append(key[0]) or real(key, *a))
     expected = _all_operands_program(torch)
     _all_operands_program(jtorch)
     reached.clear()
+    ran.clear()
     assert_same(expected, _all_operands_program(jtorch), strides=True)
+    # Parameters are plain tensors to the lanes: linear records through the grad lane
+    assert "linear" not in ran, ran
     # only alpha=True (a bool: the fast paths take tensors, ints and floats) reaches
     # ``call``; alpha=1.5 on integers raises PyTorch's error from the fast path's kernel
     assert reached == ["add"] * 3, reached
@@ -280,6 +288,12 @@ def _inplace_program(t):
         m.t().mul_(2.0)
         m.add_(t.ones(3))  # broadcast: the generic way
         out += [m, m.stride()]
+        p = t.nn.Parameter(t.tensor([1.0, -2.0, 4.0]))
+        (p * p).sum().backward()
+        v = p._version
+        with t.no_grad():
+            p -= 0.5 * p.grad  # a Parameter: the lane, and it stays the same Parameter
+        out += [p, type(p).__name__, p.is_leaf, p.requires_grad, p._version - v]
         g = t.ones(3, requires_grad=True) * 2.0
         g.add_(x)  # needs a gradient: the generic way, recorded in g's history
         g.sum().backward()

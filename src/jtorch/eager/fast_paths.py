@@ -39,6 +39,10 @@ _AVALS, _TYPES, Pending = lazy._AVALS, lazy._TYPES, lazy.Pending
 _MAIN, _ident = lazy._MAIN, lazy._ident
 
 _FNS: dict = {}  # kernel key -> the pure function its kernel jits
+# ``nn.Parameter`` (set by ``nn/parameter.py``): a plain tensor to the lanes that take one
+# from outside a binding's inline lane (``fast_call``'s, the static and checked paths',
+# ``inplace_lane``); a user's subclass of Tensor keeps the generic way.
+_PARAM = Tensor
 _MISSING = inspect.Parameter.empty
 _MISS = object()  # a fast path's "not mine: ask call"
 
@@ -228,7 +232,7 @@ def grad_lane(spec, e, args, vals, name=None):
             outer.append(v)
         else:  # a tracer (a user's jax.jit)
             return _grad_lane_rest(spec, e, args, vals, name)
-        if type(a) is Tensor:
+        if isinstance(a, Tensor):  # a plain tensor or a Parameter
             if a._grad_fn is not None or a._requires_grad:
                 diff_idx += (i,)
                 diff_edges.append(len(edges))
@@ -265,7 +269,7 @@ def grad_lane(spec, e, args, vals, name=None):
     if saves == "inputs" or saves == "others":
         others = saves == "others"
         for i, a in enumerate(args):
-            if type(a) is Tensor and (not others or len(diff_idx) > 1 or diff_idx[0] != i):
+            if isinstance(a, Tensor) and (not others or len(diff_idx) > 1 or diff_idx[0] != i):
                 vc = a._vc
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
     if type(name) is not str:  # an overload-dependent name
@@ -288,7 +292,7 @@ def inplace_lane(t, other, cache):
     gradient; ``other`` not a plain tensor of ``t``'s dtype and shape (nothing to broadcast,
     no overlap but the whole) or a Python number ``t``'s kind takes; a result of another
     dtype (``int_t /= 2``: PyTorch's error or cast comes from the generic way)."""
-    if (type(t) is not Tensor or t._chain or t._base is not None
+    if (type(t) is not Tensor and type(t) is not _PARAM or t._chain or t._base is not None
             or dispatch.PROFILER is not None or hooks.RECORDER is not None or PLACEMENT.active):
         return None
     e = cache.get(_dtypes._default[0])
@@ -298,7 +302,7 @@ def inplace_lane(t, other, cache):
     if grad and (t._grad_fn is not None or t._requires_grad):
         return None
     kind = type(other)
-    if kind is Tensor:
+    if kind is Tensor or kind is _PARAM:
         if other._chain or other.dtype is not t.dtype or other._shape != t._shape or grad and (
                 other._grad_fn is not None or other._requires_grad):
             return None
@@ -331,7 +335,7 @@ def _grad_lane_rest(spec, e, args, vals, name=None):
     """``grad_lane`` where the op is not recorded with its node there."""
     diff_idx, lz = (), False
     for i, a in enumerate(args):
-        if type(a) is Tensor:
+        if isinstance(a, Tensor):
             v = vals[i]
             if type(v) is lazy.Pending:  # a recorded result, as ``dispatch.run`` reads it
                 if v.array is None:
@@ -473,7 +477,7 @@ def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=
     enabled = grad_mode._state.enabled
     vals, grad = [], False
     for a in args:
-        if type(a) is Tensor:
+        if type(a) is Tensor or type(a) is _PARAM:
             if a._chain or enabled and a._base is not None:
                 return None
             if enabled and (a._grad_fn is not None or a._requires_grad):
@@ -521,11 +525,14 @@ def fast_call(spec, cache, names, args):
     entry = cache.get(_dtypes._default[0])
     if entry is None:
         entry = cache[_dtypes._default[0]] = _fast_entry(spec, names)
-    name = spec.grad_name
-    if type(name) is not str:  # resolved only if a node is recorded
-        name = _name_thunk(name, (), (), names, args)
-    result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
-                          entry[2])
+    # Plain tensors and Parameters (a Linear's weight), no view: the lane's way.
+    result = _unrecorded(entry, args, True, spec, (), names, args)
+    if result is None:
+        name = spec.grad_name
+        if type(name) is not str:  # resolved only if a node is recorded
+            name = _name_thunk(name, (), (), names, args)
+        result = dispatch.run(entry[0], entry[1], args, name, spec.saves, spec.scalar_edges,
+                              entry[2])
     return _fast_result(spec, result, args)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..eager import fast_paths
 from ..eager.tensor import Tensor
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
@@ -56,6 +57,9 @@ class Parameter(Tensor):
     def __reduce_ex__(self, proto):
         state = {k: v for k, v in self.__dict__.items() if not _is_tensor_slot(k)}
         return (_rebuild_parameter, (self.data, self.requires_grad, state or None))
+
+
+fast_paths._PARAM = Parameter  # the lanes take it as a plain tensor (it changes no op)
 
 
 def _is_tensor_slot(name: str) -> bool:
