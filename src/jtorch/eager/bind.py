@@ -36,8 +36,10 @@ _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
 
 
 def _freeze(x):
-    if isinstance(x, list | tuple) and not isinstance(x, Size):
-        return tuple(_freeze(i) for i in x)
+    """A static argument as the kernel key holds it: lists as tuples, a one-element integer
+    tensor as its int (a tuple of types and ``map``: no union or generator per call)."""
+    if isinstance(x, _SEQ):
+        return x if isinstance(x, Size) else tuple(map(_freeze, x))
     if isinstance(x, Tensor) and x.numel() == 1 and x.dtype._kind == 1:
         return int(x.item())
     return x
