@@ -481,3 +481,20 @@ def test_views_of_plain_tensors_read_directly(monkeypatch):
     # select (an index argument), w.t() (needs a gradient; its reshape then copies): the
     # other views read directly; y * y and its sum take the grad lane
     assert ran == ["read", "_copy", "clone", "read", "read", "read", "reshape_copy"], ran
+
+
+def _number_operands(t):
+    """Python numbers met again and again (``dispatch._scalar`` caches them on the device
+    by type and value): an int and a float of equal value stay apart, zeros keep their
+    sign, NaN stays NaN, a huge int stays a Python int."""
+    x = t.tensor([1.5, -2.0, 3.0])
+    i = t.tensor([1, 2, 3])
+    out = []
+    for _ in range(3):
+        out += [i * 2, i * 2.0, x * 2, x * 2.0, (x * -0.0).signbit(), (x * 0.0).signbit(),
+                x * float("nan"), i + (1 << 40), x - 1e-6, i - 1]
+    return out
+
+
+def test_repeated_number_operands_match_pytorch():
+    assert_same(_number_operands(torch), _number_operands(jtorch))

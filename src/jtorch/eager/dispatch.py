@@ -183,11 +183,16 @@ def run(key, fn, args, name, saves, scalar_edges, kernel=None):
     return _forward(key, fn, lazy.resolve(vals) if lz else vals, kernel)
 
 
-_SCALARS: dict = {}
+_SCALARS: dict = {}  # (type, value) -> 1 (seen once), then its device scalar
+# The device scalars by value, per type (a float and an int of equal value are apart):
+# the common case, a number met before, in one lookup. Never zero or NaN (see _scalar).
+_FLOAT_SCALARS: dict = {}
+_INT_SCALARS: dict = {}
 
 
 def _scalar(v):
-    """A Python number operand as a cached device scalar once it has come twice.
+    """A Python number operand (an exact float or int) as a cached device scalar once it
+    has come twice.
 
     JAX converts a Python number argument on every call (several us); a weakly typed
     device array of the same value gives the kernel the same type, so the same
@@ -195,17 +200,21 @@ def _scalar(v):
     change every step (a scheduled learning rate) cost a dictionary entry, not a copy.
     Zero (0.0 and -0.0 would share a key), NaN and integers beyond int64 stay numbers.
     """
+    hit = (_FLOAT_SCALARS if type(v) is float else _INT_SCALARS).get(v)
+    if hit is not None:
+        return hit
     if not v or v != v or (type(v) is int and not -(1 << 62) < v < 1 << 62):
         return v
     key = (type(v), v)
-    hit = _SCALARS.get(key)
-    if hit is None or type(hit) is int:
-        if hit is None:
-            if len(_SCALARS) >= 4096:
-                _SCALARS.clear()
-            _SCALARS[key] = 1
-            return v
-        hit = _SCALARS[key] = jax.device_put(v)
+    if _SCALARS.get(key) is None:
+        if len(_SCALARS) >= 4096:  # numbers that keep changing: start again
+            _SCALARS.clear()
+            _FLOAT_SCALARS.clear()
+            _INT_SCALARS.clear()
+        _SCALARS[key] = 1
+        return v
+    hit = _SCALARS[key] = jax.device_put(v)
+    (_FLOAT_SCALARS if type(v) is float else _INT_SCALARS)[v] = hit
     return hit
 
 
