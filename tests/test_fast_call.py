@@ -358,13 +358,50 @@ def _pow_program(t):
     out["grad"], out["name"] = w.grad, (w ** 2).grad_fn.name()
     with pytest.raises(RuntimeError, match="negative integer powers"):
         i ** -1
+    # Repeated calls (the types' check and constants remembered): every exponent is
+    # checked against the types it comes with, however often the types came before.
+    for k, e in enumerate((2, 2, 2.0, 2.0, 3, -1, -1.5, True)):
+        out[f"rep{k}"] = (x ** e, x.double() ** e, (w * 1.0) ** e)
+        if e == -1:
+            with pytest.raises(RuntimeError, match="negative integer powers"):
+                i ** e
+        else:
+            out[f"rep_int{k}"] = i ** e
+    out["rep_names"] = [((w * 1.0) ** e).grad_fn.name() for e in (2, w, 2, w)]
     return out
 
 
 def test_pow_fast_path_matches_pytorch(monkeypatch):
     reached = _generic_calls(monkeypatch, (jtorch.pow, jtorch.Tensor.__pow__))
     assert_same(_pow_program(torch), _pow_program(jtorch), strides=True)
-    assert "pow" not in reached
+    assert reached == ["pow"] * 4  # only ``** True``: a bool exponent is ``call``'s
+
+
+def test_pow_fast_path_remembers_its_types_check(monkeypatch):
+    """A repeated ``x ** 2`` runs pow's host check and constant pick once per operand types
+    (they follow from the types: ``by_types``); new types or numbers run them again."""
+    g = inspect.unwrap(jtorch.Tensor.__pow__).__globals__
+    spec = g["_spec"]
+    monkeypatch.setitem(g, "_fcc", {})  # nothing remembered from earlier tests
+    calls = []
+
+    def counted(fn):
+        return lambda *a: calls.append(fn.__name__) or fn(*a)
+
+    extra = {**spec.extra, "check": counted(spec.extra["check"]),
+             "constant": counted(spec.extra["constant"])}
+    monkeypatch.setattr(spec, "extra", extra)
+    x, i = jtorch.randn(5), jtorch.tensor([1, 2])
+    for _ in range(3):
+        x ** 2
+    assert calls == ["_check_int_pow", "_constant_exponent"]
+    x ** 3
+    i ** 2
+    assert len(calls) == 6
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        i ** -1
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        i ** -1  # a failed check is not remembered
 
 
 def test_pow_fast_path_shares_calls_kernel():

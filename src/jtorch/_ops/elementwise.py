@@ -82,7 +82,7 @@ op("remainder", E.remainder, dunders=("mod", "rmod", "imod"), grad_name=_scalar_
     "Remainder"), **_DIV, **BIN)
 op("fmod", E.fmod, grad_name=_scalar_other("Fmod"), extra={"check": _check_fmod}, **BIN)
 op("pow", E.pow, dunders=("pow", "rpow", "ipow"), grad_name=_POW_NAME,
-   extra={"check": _check_int_pow, "constant": _constant_exponent}, **BIN)
+   extra={"check": _check_int_pow, "constant": _constant_exponent, "by_types": True}, **BIN)
 op("float_power", E.float_power, grad_name=_POW_NAME, **BIN)
 op("neg", E.neg, dunders=("neg",), saves="none", aliases=("negative",), **BIN)
 op("abs", E.abs, dunders=("abs",), aliases=("absolute",), **BIN)

@@ -23,7 +23,7 @@ import numpy as np
 from .. import _dtypes as D
 from ..eager import hooks
 from ..eager.autograd import grad_mode
-from ..eager.autograd.node import OpNode
+from ..eager.autograd.node import op_node
 from ..eager.tensor import Tensor, wrap
 from ..functional import shape as S
 from . import _record as R
@@ -454,7 +454,7 @@ def region_node(prog, vjp, tensors, diff_outs, leaves, name="CompiledFunctionBac
     meta = tuple((v.shape, v.dtype) for v in diff_outs)
     diff_idx = tuple(range(len(edges)))
     replay = (("compiled", id(prog)), prog.diff_fn, tuple(leaves), diff_idx, diff_idx)
-    return OpNode(name, vjp, edges, diff_idx, meta, saved, replay)
+    return op_node(name, vjp, edges, diff_idx, meta, saved, replay)
 
 
 def diff_fn(pure, mask):

@@ -23,7 +23,7 @@ from .._device import PLACEMENT
 from .._registry import _NUMBER, REGISTRY
 from . import hooks, lazy
 from .autograd import grad_mode
-from .autograd.node import OpNode, _apply_vjp, _apply_vjp_full, torch_vjp
+from .autograd.node import OpNode, _apply_vjp, _apply_vjp_full, op_node, torch_vjp
 from .storage import LazyStorage
 from .tensor import Tensor, wrap
 
@@ -320,8 +320,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         t = wrap(out)
         if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
             return t
-        t._grad_fn = node = OpNode(name, vjp, edges, tuple(diff_edges),
-                                   ((t._shape, out.dtype),), saved, replay)
+        t._grad_fn = node = op_node(name, vjp, edges, tuple(diff_edges),
+                                    ((t._shape, out.dtype),), saved, replay)
         if lz:  # its inputs are recorded results: resolved by check_saved
             node._pending = True
         return t
@@ -329,7 +329,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
     outs = [wrap(o) for o in flat]
     meta = tuple([(t._shape, o.dtype) if t.dtype._kind >= 2 else None
                   for t, o in zip(outs, flat, strict=True)])
-    node = OpNode(name, vjp, edges, tuple(diff_edges), meta, saved, replay)
+    node = op_node(name, vjp, edges, tuple(diff_edges), meta, saved, replay)
     save_out = saves == "out" or saves == "all"
     for nr, (t, m) in enumerate(zip(outs, meta, strict=True)):
         if m is not None:

@@ -30,12 +30,12 @@ from .._device import PLACEMENT
 from .._tensoriter import output_strides
 from . import dispatch, hooks, lazy
 from .autograd import grad_mode
-from .autograd.node import OpNode
+from .autograd.node import op_node
 from .storage import _SLOT_SET, LazyStorage, Storage
 from .tensor import Tensor, wrap
 
 _GRAD_FWD = dispatch._GRAD_FWD  # key -> (kernel, its top-level jit, lazy.call's entry)
-_AVALS, _TYPES, Pending = lazy._AVALS, lazy._TYPES, lazy.Pending
+_AVALS, _TYPES, Pending, _pending = lazy._AVALS, lazy._TYPES, lazy.Pending, lazy.pending
 _MAIN, _ident = lazy._MAIN, lazy._ident
 
 _FNS: dict = {}  # kernel key -> the pure function its kernel jits
@@ -259,7 +259,7 @@ def grad_lane(spec, e, args, vals, name=None):
                                          scalar_edges, lz, out)
     seg = lazy._seg
     pend = seg.pend
-    p = Pending(res, len(pend), le, vals, lz)
+    p = _pending(res, len(pend), le, vals, lz)
     pend.append(p)
     seg.sig.append((res[5], tuple(refs)))  # as ``lazy.call``'s
     seg.ext += outer
@@ -277,8 +277,8 @@ def grad_lane(spec, e, args, vals, name=None):
     t = wrap(p)
     if t.dtype._kind < 2:  # an integer or bool result has no gradient and no node
         return t
-    t._grad_fn = node = OpNode(name, None, edges, tuple(diff_edges), ((t._shape, p.dtype),),
-                               saved, (key, e[1], vals, diff_idx, saves))
+    t._grad_fn = node = op_node(name, None, edges, tuple(diff_edges), ((t._shape, p.dtype),),
+                                saved, (key, e[1], vals, diff_idx, saves))
     node._pending = True  # its result (and maybe inputs) recorded: see ``check_saved``
     return t
 
@@ -355,7 +355,7 @@ def _grad_lane_rest(spec, e, args, vals, name=None):
 def _checked_prologue(spec, dyn, req, g) -> list:
     """Lines trying ``fast_checked_call`` first, for ops whose only extras are a host check
     and constant operands (``pow``)."""
-    if not set(spec.extra) <= {"check", "constant"}:
+    if not set(spec.extra) <= {"check", "constant", "by_types"}:
         return []
     g.update(_fastc=fast_checked_call, _fcc={}, _fnames=tuple(req), _MISS=_MISS)
     cond = [f"{p.name} is _d_{p.name}" for p in dyn if p.default is not _MISSING]
@@ -421,6 +421,23 @@ def fast_checked_call(spec, cache, names, args):
     dtype and constant values, so ``x ** 2`` skips the generic split and key building."""
     if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
         return _MISS
+    typed = spec.extra.get("by_types")
+    if typed:  # the check and the picked constants follow from the operands' types alone
+        mkey = [_dtypes._default[0]]
+        for a in args:
+            t = type(a)
+            if t is Tensor or t is _PARAM:
+                mkey.append(a.dtype)
+            elif t is float or t is int:
+                mkey.append(t)
+                mkey.append(a)
+            else:
+                break
+        else:
+            mkey = tuple(mkey)
+            entry = cache.get(mkey)
+            if entry is not None:  # passed the check for these types before
+                return _checked_run(spec, entry, names, args)
     for a in args:
         if not isinstance(a, Tensor) and type(a) is not float and type(a) is not int:
             return _MISS
@@ -436,9 +453,20 @@ def fast_checked_call(spec, cache, names, args):
         ckey += ((n, type(v), v),)
     entry = cache.get(ckey)
     if entry is None:
+        if len(cache) >= 256:  # numbers that keep changing (an exponent per step)
+            cache.clear()
         entry = cache[ckey] = _checked_entry(spec, names, picked, ckey[1:])
+    if typed and type(mkey) is tuple:
+        if len(cache) >= 256:
+            cache.clear()
+        cache[mkey] = entry
+    return _checked_run(spec, entry, names, args)
+
+
+def _checked_run(spec, entry, names, args):
+    """``fast_checked_call``'s run of its kernel ``entry`` on ``args``, checked."""
     key, fn, kernel, keep, top, lane = entry
-    leaves = list(map(args.__getitem__, keep)) if picked else args
+    leaves = list(map(args.__getitem__, keep)) if len(keep) != len(args) else args
     result = _unrecorded(lane, leaves, True, spec, (), names, args)
     if result is None:
         name = spec.grad_name

@@ -63,19 +63,27 @@ _EVAL = _core.EvalTrace
 
 
 class Pending:
-    """The result of a recorded op: its type now, its array once its segment has run."""
+    """The result of a recorded op: its type now, its array once its segment has run. Made
+    by ``pending``."""
 
     __slots__ = ("aval", "type", "shape", "dtype", "weak_type", "array", "idx", "entry",
                  "args", "inner")
 
-    def __init__(self, result, idx, entry, args, inner):
-        # The result's aval, its type number (see ``call``), shape, dtype, weak type:
-        self.aval, self.type, self.shape, self.dtype, self.weak_type, _ = result  # ``_result``
-        self.array, self.idx = None, idx
-        # The kernel entry and its operands (arrays, numbers, and where ``inner`` the
-        # Pendings of earlier ops of the segment), until it has run: the segment runs
-        # from them, and another thread may compute this value alone.
-        self.entry, self.args, self.inner = entry, args, inner
+
+def pending(result, idx, entry, args, inner) -> Pending:
+    """A new ``Pending`` (one per recorded op: built without a class call)."""
+    p = _new(Pending)
+    # The result's aval, its type number (see ``call``), shape, dtype, weak type:
+    p.aval, p.type, p.shape, p.dtype, p.weak_type, _ = result  # ``_result``
+    p.array, p.idx = None, idx
+    # The kernel entry and its operands (arrays, numbers, and where ``inner`` the
+    # Pendings of earlier ops of the segment), until it has run: the segment runs
+    # from them, and another thread may compute this value alone.
+    p.entry, p.args, p.inner = entry, args, inner
+    return p
+
+
+_new = object.__new__
 
 
 class _Segment:
@@ -183,7 +191,7 @@ def call(e, vals):
         return now(e, vals)
     seg = _seg
     pend = seg.pend
-    p = Pending(res, len(pend), e, args, inner)
+    p = pending(res, len(pend), e, args, inner)
     pend.append(p)
     seg.sig.append((res[5], refs))  # operand types too (akey's number): one program per key
     seg.ext += outer
@@ -253,14 +261,14 @@ def record(e, vals, known: dict) -> list | None:
     _seg.prior = len(_seg.sig)
     akey, refs, args, inner, outer = keyed
     pend, sig = _seg.pend, _seg.sig
-    whole = Pending(_result(results[0], e[4]), len(pend), e, args, inner)
+    whole = pending(_result(results[0], e[4]), len(pend), e, args, inner)
     pend.append(whole)
     sig.append((akey, refs))
     _seg.ext += outer
     out = []
     for j, aval in enumerate(results):
         item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
-        p = Pending(_result(aval, _number(aval)), len(pend), item, [whole], True)
+        p = pending(_result(aval, _number(aval)), len(pend), item, [whole], True)
         pend.append(p)
         sig.append(((item[4], e[4]), (whole.idx,)))
         out.append(p)

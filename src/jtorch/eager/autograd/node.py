@@ -151,25 +151,11 @@ _CLONED = _Cloned()
 class OpNode(Node):
     """A recorded op: its inputs (``_replay``), the VJP when the op keeps its residuals (a
     pytree from a cached jitted ``jax.vjp``; None: the backward recomputes from the inputs,
-    see ``dispatch.backward_kernel``), and saved versions."""
+    see ``dispatch.backward_kernel``), and saved versions. Made by ``op_node``."""
 
     _freed = False
     _pending = False  # True: inputs or saved values are lazy.Pendings (see check_saved)
     _abstract = False  # True: released, its float inputs kept as types (see release)
-
-    def __init__(self, name, vjp, edges, diff_edges, out_meta, saved, replay):
-        self.next_functions = tuple(edges)  # Node.__init__, inline: a node per op call
-        self._seq = next(_seq)
-        self._name = name
-        self._vjp = vjp
-        self._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
-        # A tuple, per output: (shape, np dtype) or None when not differentiable.
-        self._out_meta = out_meta
-        # [(VersionCounter, version, (dtype, shape, source, nr), value)]: a saved input's
-        # source is the tensor, a saved output's its Storage; value is what the VJP read
-        # (None: not compared, a clone in PyTorch).
-        self._saved = saved
-        self._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
 
     def check_saved(self) -> None:
         if self._freed:
@@ -338,6 +324,28 @@ class OpNode(Node):
         if PLACEMENT.blocking:  # CUDA_LAUNCH_BLOCKING=1: backward kernels wait too
             jax.block_until_ready(out)
         return out
+
+
+def op_node(name, vjp, edges, diff_edges, out_meta, saved, replay) -> OpNode:
+    """A new ``OpNode`` (a node per op call: built without a class call, whose ``__init__``
+    lookup and bound call cost more than the node's own attributes)."""
+    n = _new(OpNode)
+    n.next_functions = tuple(edges)  # ``Node.__init__``'s, inline
+    n._seq = next(_seq)
+    n._name = name
+    n._vjp = vjp
+    n._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
+    # A tuple, per output: (shape, np dtype) or None when not differentiable.
+    n._out_meta = out_meta
+    # [(VersionCounter, version, (dtype, shape, source, nr), value)]: a saved input's
+    # source is the tensor, a saved output's its Storage; value is what the VJP read
+    # (None: not compared, a clone in PyTorch).
+    n._saved = saved
+    n._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
+    return n
+
+
+_new = object.__new__
 
 
 class _Zeros(tuple):
