@@ -39,6 +39,9 @@ _AVALS, _TYPES, Pending, _pending = lazy._AVALS, lazy._TYPES, lazy.Pending, lazy
 _MAIN, _ident = lazy._MAIN, lazy._ident
 
 _FNS: dict = {}  # kernel key -> the pure function its kernel jits
+# A fast entry's number -> the entry ``grad_lane`` records its op with (``_GRAD_FWD``'s), or
+# False where the op's node keeps its VJP or saves its output.
+_LANE: dict = {}
 # ``nn.Parameter`` (set by ``nn/parameter.py``): a plain tensor to the lanes that take one
 # from outside a binding's inline lane (``fast_call``'s, the static and checked paths',
 # ``inplace_lane``); a user's subclass of Tensor keeps the generic way.
@@ -198,12 +201,18 @@ def grad_lane(spec, e, args, vals, name=None):
     operands the binding already checked as plain (a polynomial step's forward: 9 such
     ops). Anything else goes to ``_apply_with_grad``. ``name``: the node's name where the
     caller resolved it (else ``spec.grad_name``)."""
-    key, saves = e[0], spec.saves
-    k = _GRAD_FWD.get(key)
-    if not k or saves == "out" or saves == "all" or not lazy.ON or _ident() != _MAIN or (
-            PLACEMENT.blocking):
+    le = _LANE.get(e[4])  # the recording entry, looked up by the entry's number
+    if le is None:
+        k = _GRAD_FWD.get(e[0])
+        if k is None:  # not learnt yet (``_apply_with_grad`` learns it)
+            return _grad_lane_rest(spec, e, args, vals, name)
+        if len(_LANE) >= 4096:  # entries that keep coming (statics that change per call)
+            _LANE.clear()
+        saves = spec.saves
+        le = _LANE[e[4]] = k[2] if k and saves != "out" and saves != "all" else False
+    if not le or not lazy.ON or _ident() != _MAIN or PLACEMENT.blocking:
         return _grad_lane_rest(spec, e, args, vals, name)
-    le = k[2]  # the recording entry
+    key, saves = e[0], spec.saves
     # Per operand: its type in ``lazy.call``'s key, its wiring (the op of this segment
     # computing it, or -1: from outside), and its node's edge.
     akey, refs, outer, lz = [le[4]], [], [], False
@@ -387,8 +396,8 @@ def fast_static_call(spec, cache, names, args, statics):
     call skips the generic split and key building."""
     if dispatch.PROFILER is not None or PLACEMENT.active or hooks.RECORDER is not None:
         return _MISS
-    flags = tuple(type(s) is bool for s in statics)  # True and 1 key different kernels
-    ckey = (_dtypes._default[0], statics, flags)
+    # The statics' types too: True and 1 key different kernels.
+    ckey = (_dtypes._default[0], statics, tuple(map(type, statics)))
     try:
         entry = cache.get(ckey)
     except TypeError:  # an unhashable static: ``call`` says what is wrong with it
@@ -396,6 +405,7 @@ def fast_static_call(spec, cache, names, args, statics):
     if entry is None:
         if any(type(s) is _Missing for s in statics):
             return _MISS  # a required argument left out: ``call`` raises Python's error
+        flags = tuple(type(s) is bool for s in statics)
         lens = (-1,) * len(names)
         key = (spec.name, names, lens, statics, flags, _dtypes._default[0])
         fn = _FNS.get(key)
