@@ -204,8 +204,9 @@ def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_
     expected = _cubic_steps(torch, 12)
     assert_same(expected, _cubic_steps(jtorch, 12), rtol=1e-10, atol=1e-12)
     lazy = lazy_fuse_at
+    numbers = _backward_numbers()
     steps = [f for sig, f in lazy._SEEN.items() if type(f) is lazy._Fused
-             and any(type(k) is tuple and _is_backward(k[0]) for k, _ in sig)]
+             and any(k in numbers for k, _ in sig)]
     assert steps, "no fused segment held the recorded backward"
     # The step's temporaries (a scaled gradient, the backward's own result tuple) are
     # read by nothing outside the segment: its program does not return them.
@@ -213,12 +214,13 @@ def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_
 
 
 def _recorded() -> list:
-    """Every graph's recorded forms: (lazy entry, {operand types: results' avals})."""
+    """Every graph's recorded forms: (lazy entry, {operand types: ``lazy.recorded``})."""
     return [rec for _, forms in fused._PROGRAMS.values() for rec in forms.values()]
 
 
-def _is_backward(number: int) -> bool:
-    return any(rec and rec[0][4] == number for rec in _recorded())
+def _backward_numbers() -> set:
+    """The numbers naming recorded backwards in segment signatures (``lazy.recorded``)."""
+    return {found[0][5] for rec in _recorded() for found in rec[1].values()}
 
 
 def test_recorded_backward_still_checks_saved_tensors(fuse_at):

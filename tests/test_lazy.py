@@ -339,7 +339,7 @@ def test_recorded_op_inherits_the_sightings_of_the_ops_before_it(monkeypatch):
     prefix = max(v for sig, v in lazy._SEEN.items() if len(sig) == 2 and type(v) is int)
     y = x * 2.0 + 1.0
     operands = [y._storage.pending]
-    known = {lazy.operand_key(e, operands): [y._storage.pending.aval] * 2}
+    known = {lazy.operand_key(e, operands): lazy.recorded(e, [y._storage.pending.aval] * 2)}
     p, q = lazy.record(e, operands, known)
     lazy.flush()
     assert [v for sig, v in lazy._SEEN.items() if len(sig) == 5] == [prefix + 1]

@@ -241,38 +241,47 @@ def _keyed(e, vals) -> tuple | None:
 def record(e, vals, known: dict) -> list | None:
     """Record entry ``e``, an op with several results, on ``vals`` (arrays, Python numbers,
     Pendings): a Pending per result, each read from the op's by an ``item`` op of the
-    segment. ``known`` maps ``operand_key``s to the results' avals, learnt from runs of
-    the op; None where it cannot be recorded (those operand types not yet run, another
-    thread, a trace): the caller runs it. The fused backward records itself so
-    (``autograd/fused.py``): a step's update, forward and backward then run as one
+    segment. ``known`` maps ``operand_key``s to the results' types (``recorded``), learnt
+    from runs of the op; None where it cannot be recorded (those operand types not yet
+    run, another thread, a trace): the caller runs it. The fused backward records itself
+    so (``autograd/fused.py``): a step's update, forward and backward then run as one
     program."""
     if (not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking
             or type(_core.trace_ctx.trace) is not _EVAL):
         return None
     keyed = _keyed(e, vals)
-    results = known.get(keyed[0]) if keyed is not None else None
-    if results is None:
+    found = known.get(keyed[0]) if keyed is not None else None
+    if found is None:
         return None
-    if len(_seg.pend) + 1 + len(results) > MAX_OPS:
+    whole_res, items = found
+    if len(_seg.pend) + 1 + len(items) > MAX_OPS:
         flush()
         keyed = _keyed(e, vals)  # the segment's results are arrays now
     # The ops before it have come as often as their signature says: so has the segment
     # with it (a step's forward, then its backward), which then fuses as soon (``_run``).
     _seg.prior = len(_seg.sig)
-    akey, refs, args, inner, outer = keyed
+    _, refs, args, inner, outer = keyed
     pend, sig = _seg.pend, _seg.sig
-    whole = pending(_result(results[0], e[4]), len(pend), e, args, inner)
+    whole = pending(whole_res, len(pend), e, args, inner)
     pend.append(whole)
-    sig.append((akey, refs))
+    sig.append((whole_res[5], refs))  # its operand types by number (``recorded``)
     _seg.ext += outer
-    out = []
-    for j, aval in enumerate(results):
-        item = _ITEMS[j] if j < len(_ITEMS) else _item(j)
-        p = pending(_result(aval, _number(aval)), len(pend), item, [whole], True)
+    out, wired = [], (whole.idx,)
+    for item, res, skey in items:
+        p = pending(res, len(pend), item, [whole], True)
         pend.append(p)
-        sig.append(((item[4], e[4]), (whole.idx,)))
+        sig.append((skey, wired))
         out.append(p)
     return out
+
+
+def recorded(e, avals) -> tuple:
+    """What ``record`` keeps of entry ``e``'s results for some operand types (``known``'s
+    values): the whole op's ``_result``, whose key is a new number naming those types in
+    segment signatures, and per result its ``item`` entry, ``_result`` and signature key."""
+    items = tuple((item, _result(aval, _number(aval)), (item[4], e[4]))
+                  for item, aval in zip(map(_item, range(len(avals))), avals, strict=True))
+    return _result(avals[0], next(_count)), items
 
 
 _ITEMS: list = []  # entry j: result j of a recorded op with several (``record``)

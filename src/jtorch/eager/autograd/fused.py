@@ -172,7 +172,7 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
             akey = lazy.operand_key(rec[0], _flat(ops, values)[0])
             if akey is not None and akey not in rec[1] and grads and all(
                     type(g) is ArrayImpl and g.nbytes <= lazy.MAX_BYTES for g in grads):
-                rec[1][akey] = [g.aval for g in grads]
+                rec[1][akey] = lazy.recorded(rec[0], [g.aval for g in grads])
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
@@ -228,10 +228,10 @@ def _flat(ops, values):
 def _recordable(key, program, arity):
     """How graph ``key``'s program is recorded as an op (``lazy.record``): its entry, and
     the results' types known so far (none). Kept per operand counts in the graph's entry
-    (``try_fused``) with ``{operand types: its results' avals}``: the graph key holds its
-    ops' output types, not their operands', so the results' types are learnt per operand
-    types (``lazy.operand_key``), from a run; only small ones are kept (a large gradient
-    is better computed at once: see ``lazy.MAX_BYTES``)."""
+    (``try_fused``) with ``{operand types: its results' types}`` (``lazy.recorded``): the
+    graph key holds its ops' output types, not their operands', so the results' types are
+    learnt per operand types (``lazy.operand_key``), from a run; only small ones are kept
+    (a large gradient is better computed at once: see ``lazy.MAX_BYTES``)."""
     pure, name = _PURE[key]
 
     def nest(flat):
