@@ -557,8 +557,12 @@ def wrap(value, requires_grad: bool = False) -> Tensor:
     t = _new(Tensor)
     # The attributes every op's checks read, on the instance: CPython 3.11 specializes no
     # read of an attribute that only the class holds (3x the cost of an instance's).
-    t._chain, t._base, t._stride, t._grad_fn, t._requires_grad = (), None, None, None, (
-        requires_grad)
+    # One store each: a tuple assignment builds and unpacks a tuple (a tensor per op call).
+    t._chain = ()
+    t._base = None
+    t._stride = None
+    t._grad_fn = None
+    t._requires_grad = requires_grad
     kind = type(value)
     if kind is not Pending:
         t._storage = Storage(value)
