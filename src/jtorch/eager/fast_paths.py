@@ -276,9 +276,10 @@ def grad_lane(spec, e, args, vals, name=None):
         lazy.flush()
     saved = []  # as ``_apply_with_grad`` saves them
     if saves == "inputs" or saves == "others":
-        others = saves == "others"
+        # "others": not the one operand needing a gradient (its own is not read).
+        alone = diff_idx[0] if saves == "others" and len(diff_idx) == 1 else -1
         for i, a in enumerate(args):
-            if isinstance(a, Tensor) and (not others or len(diff_idx) > 1 or diff_idx[0] != i):
+            if i != alone and isinstance(a, Tensor):
                 vc = a._vc
                 saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
     if type(name) is not str:  # an overload-dependent name
@@ -476,7 +477,12 @@ def fast_checked_call(spec, cache, names, args):
 def _checked_run(spec, entry, names, args):
     """``fast_checked_call``'s run of its kernel ``entry`` on ``args``, checked."""
     key, fn, kernel, keep, top, lane = entry
-    leaves = list(map(args.__getitem__, keep)) if len(keep) != len(args) else args
+    if len(keep) == len(args):
+        leaves = args
+    elif len(keep) == 1:  # ``x ** 2``
+        leaves = (args[keep[0]],)
+    else:
+        leaves = tuple(map(args.__getitem__, keep))
     result = _unrecorded(lane, leaves, True, spec, (), names, args)
     if result is None:
         name = spec.grad_name
