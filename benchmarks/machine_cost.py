@@ -10,8 +10,8 @@ on (``callgrind_control``) for ``--steps`` steady calls and prints the instructi
 executed per call, over every thread. The count repeats to within ~0.5% from run to run,
 so a change of a percent or two shows where timed A/B runs on a shared machine swing by
 10-30%. Needs valgrind (``apt install valgrind``); about half a minute per case. The
-cases are python_cost.py's (``a + b``, a forward+backward, the polynomial step) on one
-XLA thread.
+cases are python_cost.py's (``a + b``, a forward+backward, the polynomial step, an MLP's
+training step) on one XLA thread.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CASES = ("add", "fwd+bwd", "polynomial")
+CASES = ("add", "fwd+bwd", "polynomial", "mlp")
 
 # Run inside the valgrind process: warm up, then count --steps calls of the case.
 _CHILD = r"""

@@ -31,7 +31,7 @@ from ..functional import creation as FC
 from ..functional import random as FR
 from ..functional.creation import _size, checked_scalar
 from . import hooks, random_ops
-from .tensor import Size, Tensor, wrap
+from .tensor import Size, Tensor, retyped, wrap
 
 _MAX_DIMS = 64
 _PY_NUMBERS = {bool, int, float, complex}
@@ -276,7 +276,7 @@ def _legacy(cls, args, kwargs, dtype):
         raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but got "
                         f"{type(bad).__name__}")
     if cls is not Tensor:
-        t.__class__ = cls
+        t = retyped(t, cls)
     return t
 
 

@@ -255,7 +255,7 @@ def _rebuild(kind, handle, dtype, base_shape, geometry, requires_grad, cls, stat
 
     from .._strides import contiguous_strides
     from .storage import VersionCounter
-    from .tensor import _NP2T, Tensor
+    from .tensor import _NP2T, Tensor, set_attributes
 
     if kind == "fd":
         handle = handle.detach()
@@ -274,7 +274,7 @@ def _rebuild(kind, handle, dtype, base_shape, geometry, requires_grad, cls, stat
         t = typ(t, requires_grad) if _is_parameter(typ) else _as_class(t, typ)
     elif requires_grad:
         t.requires_grad_(True)
-    t.__dict__.update(state)
+    set_attributes(t, state)
     return t
 
 
@@ -291,8 +291,9 @@ def _is_parameter(typ) -> bool:
 
 
 def _as_class(t, typ):
-    t.__class__ = typ
-    return t
+    from .tensor import retyped
+
+    return retyped(t, typ)
 
 
 def _rebuild_sparse(indices, values, size, coalesced, requires_grad):

@@ -72,14 +72,19 @@ class Size(tuple):
 class _LazyVersion:
     """``Tensor._vc`` of a tensor made without one (``wrap`` of a ``lazy.Pending``: most
     are never written or saved): made when first read, as a counter that existed all along
-    (version 0, not "born" in a torch.compile trace that first reads it), and kept in the
-    tensor's ``__dict__``, which later reads find first (this descriptor has no setter)."""
+    (version 0, not "born" in a torch.compile trace that first reads it), and kept on the
+    tensor, where later reads find it first (this descriptor has no setter). Stored as an
+    attribute, not through ``t.__dict__``: asking for the dict makes CPython 3.11 build one
+    in place of the tensor's inline attribute values, and every later read of any of its
+    attributes then costs about three times as much (a saved operand, read by the ops
+    after it)."""
 
     def __get__(self, t, cls=None):
         if t is None:
             return self
-        vc = t.__dict__["_vc"] = _new(VersionCounter)
+        vc = _new(VersionCounter)
         _VERSION.__set__(vc, 0)
+        t._vc = vc
         return vc
 
 
@@ -578,6 +583,27 @@ def wrap(value, requires_grad: bool = False) -> Tensor:
     if grad_mode._state.inference:
         t._inference = True
     return t
+
+
+def retyped(t: Tensor, cls: type) -> Tensor:
+    """A new ``cls`` (a Tensor subclass) holding ``t``'s attributes, in place of
+    ``t.__class__ = cls``: CPython 3.11 answers a class assignment by building the instance
+    a ``__dict__`` in place of its inline attribute values, and every read of its
+    attributes then costs about three times as much (a Parameter is read by every op of
+    every step). For a tensor just made (nothing else holds it): ``t`` is spent."""
+    out = _new(cls)
+    for k, v in t.__dict__.items():
+        _setattr(out, k, v)  # stored inline, past any ``__setattr__`` of ``cls``
+    return out
+
+
+def set_attributes(t: Tensor, state: dict) -> None:
+    """``t.__dict__.update(state)`` without making ``t`` a ``__dict__`` (see ``retyped``)."""
+    for k, v in state.items():
+        _setattr(t, k, v)
+
+
+_setattr = object.__setattr__
 
 
 def _alias(t: Tensor, share_version: bool) -> Tensor:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..eager import fast_paths
-from ..eager.tensor import Tensor
+from ..eager.tensor import Tensor, retyped, set_attributes
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
@@ -17,7 +17,7 @@ def _empty(device=None, dtype=None) -> Tensor:
 def _rebuild_parameter(data, requires_grad, state=None):
     p = Parameter(data, requires_grad)
     if state:
-        p.__dict__.update(state)
+        set_attributes(p, state)
     return p
 
 
@@ -34,8 +34,7 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' (position 1) must be Tensor, not "
                             f"{type(data).__name__}")
-        t = data.detach()
-        t.__class__ = cls
+        t = retyped(data.detach(), cls)
         if requires_grad and not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
@@ -136,8 +135,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        t = _empty(device, dtype).detach()
-        t.__class__ = cls
+        t = retyped(_empty(device, dtype).detach(), cls)
         t._requires_grad = bool(requires_grad)
         return t
 
@@ -155,8 +153,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        t = _empty(device, dtype).detach()
-        t.__class__ = cls
+        t = retyped(_empty(device, dtype).detach(), cls)
         t._requires_grad = bool(requires_grad)
         t.persistent = persistent
         t._is_buffer = True
