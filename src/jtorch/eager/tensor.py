@@ -608,6 +608,9 @@ _setattr = object.__setattr__
 
 def _alias(t: Tensor, share_version: bool) -> Tensor:
     out = object.__new__(type(t) if type(t) is Tensor else Tensor)
+    # What every op's checks read, on the instance (see ``wrap``): a Parameter is made so.
+    out._base = out._grad_fn = None
+    out._requires_grad = False
     out._storage, out._chain = t._storage, t._chain
     out._vc = t._vc if share_version else VersionCounter()
     out._shape, out._stride, out._offset, out.dtype = t._shape, t._stride, t._offset, t.dtype

@@ -54,6 +54,8 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
+        # (Reading __dict__ builds one for this parameter: see ``tensor.retyped``. Only a
+        # pickle of the Parameter itself comes here; torch.save reduces it by value.)
         state = {k: v for k, v in self.__dict__.items() if not _is_tensor_slot(k)}
         return (_rebuild_parameter, (self.data, self.requires_grad, state or None))
 
