@@ -53,6 +53,9 @@ class OpSpec:
     # "index_bounds": operand name checked on the host against input's size at dim;
     # "check": fn(operands dict, statics dict) run on the host before the kernel, for
     # data-dependent errors PyTorch raises (integer division by zero, ...);
+    # "constant": fn(operands dict) naming the number operands compiled into the kernel;
+    # "by_types": True where "check" and "constant" answer from the operands' dtypes and
+    # number values alone (pow), so the fast path runs them once per such types;
     # "layout": fn(result, operands dict) setting the result's strides (channels_last);
     # "groups": n, a cat of more than n tensors runs as a cat of cats (bind._in_groups).
     extra: dict = field(default_factory=dict)
