@@ -156,6 +156,16 @@ def test_the_queue_runs_newest_first_once_per_signature_and_drops_errors():
     for e in (first, *events):
         assert e.wait(10)
     assert ran == ["first", "b", "a"]  # newest first: a backward needs its last op first
+    ran.clear()
+    gate3, started3 = threading.Event(), threading.Event()
+    ahead.submit("busy3", lambda: (started3.set(), gate3.wait()))
+    assert started3.wait(10)
+    late = [ahead.submit(n, job(n), later=True) for n in ("late1", "late2")]
+    soon = ahead.submit("soon", job("soon"))
+    gate3.set()
+    for e in (*late, soon):
+        assert e.wait(10)
+    assert ran == ["soon", "late2", "late1"]  # a later job only when no other waits
     gate2, started2 = threading.Event(), threading.Event()
     busy = ahead.submit("busy", lambda: (started2.set(), gate2.wait()))
     assert started2.wait(10)
@@ -164,6 +174,53 @@ def test_the_queue_runs_newest_first_once_per_signature_and_drops_errors():
     ahead.close()  # waits for the job in progress, drops the queued one
     assert busy.is_set() and dropped.is_set() and "later" not in ran
     assert ahead.submit("after", job("after")).is_set()  # closed: nothing queues
+
+
+def _conv_grads(t, x, w, **kw):
+    xt, wt = (t.tensor(a, requires_grad=True) for a in (x, w))
+    t.nn.functional.conv2d(xt, wt, **kw).square().sum().backward()
+    return [a.grad.detach() for a in (xt, wt)]
+
+
+@pytest.mark.parametrize("kw", [{"padding": 1}, {"stride": 2}, {"dilation": 2},
+                                {"groups": 2, "padding": 1}])
+def test_a_convolution_gradient_moves_to_full_optimisation_bit_for_bit(background, kw):
+    """A convolution's gradient kernel starts at LLVM level 1 (compiled several times
+    faster) and moves to the default level once that compile, queued behind every other
+    job, is over (``_kernels.jit(tiered=True)``): the same bits before and after, and
+    PyTorch's values."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 4, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((6, 4 // kw.get("groups", 1), 3, 3)).astype(np.float32)
+    first = _conv_grads(jtorch, x, w, **kw)
+    node_kernels = [k for key, k in jtorch.eager.dispatch._BWD.items()
+                    if key[0][0] == "conv2d" and key[0][3][2] == kw.get("dilation", 1)]
+    assert node_kernels
+    _kernels.wait_ahead()  # the full level's compile
+    before = [k.jitted() for k in node_kernels]
+    second = _conv_grads(jtorch, x, w, **kw)  # takes the full level on this call
+    assert [k.jitted() for k in node_kernels] != before
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert_same(_conv_grads(torch, x, w, **kw), second, rtol=1e-4, atol=1e-4)
+
+
+def test_a_tiered_kernel_without_the_thread_is_full_from_the_start(monkeypatch):
+    monkeypatch.setattr(_kernels, "BACKGROUND", False)
+    seen = []
+    real = _kernels.jax.jit
+
+    def spy(fn, **kw):
+        seen.append(kw.get("compiler_options"))
+        return real(fn, **kw)
+
+    monkeypatch.setattr(_kernels.jax, "jit", spy)
+    k = _kernels.jit(lambda a: a * 2, full_opt=True, tiered=True)
+    np.testing.assert_array_equal(np.asarray(k(np.ones(3, np.float32))), np.full(3, 2.0))
+    if _kernels.options():  # the CPU: its top-level jit without the level-1 option
+        assert "xla_backend_optimization_level" not in seen[-1]
+    assert _kernels.tiered(("conv2d",)) and not _kernels.tiered(("conv_transpose2d",))
+    assert not _kernels.tiered(("max_pool2d",)) and not _kernels.tiered(7)
 
 
 @pytest.mark.parametrize("flag, expected", [("0", False), ("1", True)])

@@ -106,7 +106,8 @@ def backward_kernel(key, fn, diff_idx):
         k = _BWD[(key, diff_idx)] = _kernels.jit(backward,
                                                  full_opt=_kernels.full_optimisation(key),
                                                  conv=_kernels.convolution(key),
-                                                 name=_name("backward", key, diff_idx))
+                                                 name=_name("backward", key, diff_idx),
+                                                 tiered=_kernels.tiered(key))
     return k
 
 
