@@ -184,11 +184,13 @@ def _conv_grads(t, x, w, **kw):
 
 @pytest.mark.parametrize("kw", [{"padding": 1}, {"stride": 2}, {"dilation": 2},
                                 {"groups": 2, "padding": 1}])
-def test_a_convolution_gradient_moves_to_full_optimisation_bit_for_bit(background, kw):
+def test_a_convolution_gradient_moves_to_full_optimisation_bit_for_bit(background, kw,
+                                                                      monkeypatch):
     """A convolution's gradient kernel starts at LLVM level 1 (compiled several times
-    faster) and moves to the default level once that compile, queued behind every other
-    job, is over (``_kernels.jit(tiered=True)``): the same bits before and after, and
-    PyTorch's values."""
+    faster) and moves to the default level once that compile, queued at its
+    ``TIER_AFTER``-th call behind every other job, is over (``_kernels.jit(tiered=True)``):
+    the same bits before and after, and PyTorch's values."""
+    monkeypatch.setattr(_kernels, "TIER_AFTER", 1)
     rng = np.random.default_rng(5)
     x = rng.standard_normal((2, 4, 9, 9)).astype(np.float32)
     w = rng.standard_normal((6, 4 // kw.get("groups", 1), 3, 3)).astype(np.float32)
@@ -220,6 +222,18 @@ def test_a_tiered_kernel_without_the_thread_is_full_from_the_start(monkeypatch):
     if _kernels.options():  # the CPU: its top-level jit without the level-1 option
         assert "xla_backend_optimization_level" not in seen[-1]
     assert _kernels.tiered(("conv2d",)) and not _kernels.tiered(("conv_transpose2d",))
+    monkeypatch.setattr(_kernels, "BACKGROUND", True)
+    late = _kernels.jit(lambda a: a * 3, full_opt=True, tiered=True)
+    x = np.ones(3, np.float32)
+    for _ in range(_kernels.TIER_AFTER - 1):  # level 1 until its TIER_AFTER-th call
+        low = late.jitted()
+        late(x)
+        assert late.jitted() is low
+    late(x)
+    _kernels.wait_ahead()
+    late(x)
+    if _kernels.options():
+        assert late.jitted() is not low
     assert not _kernels.tiered(("max_pool2d",)) and not _kernels.tiered(7)
 
 

@@ -235,6 +235,9 @@ def full_optimisation(key, forward: bool = False) -> bool:
     return "conv" in op or "pool" in op
 
 
+TIER_AFTER = 50  # a tiered kernel's calls at level 1 before its full level compiles
+
+
 def tiered(key) -> bool:
     """Whether a full-optimisation kernel of the op ``key`` names may start at level 1
     (``jit(tiered=True)``): a convolution's gradient (not a transposed one's), which XLA:CPU
@@ -260,17 +263,18 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
     ``_executables.stable`` can write the name down.
     ``tiered`` (with ``full_opt``): the kernel starts at the eager options (LLVM level 1,
     compiled 3.5-8x faster) and moves to ``full_opt``'s once that compile, queued on the
-    background thread at its first call, is over; without the thread it is ``full_opt``'s
-    from the start. Only for kernels whose results are the same bit for bit at both levels
+    background thread at its ``TIER_AFTER``-th call behind every other job, is over (a
+    short program never pays for it); without the thread it is ``full_opt``'s from the
+    start. Only for kernels whose results are the same bit for bit at both levels
     (convolutions: XLA:CPU without fast math), since the move comes when the compile ends."""
     if fn is None:
         return lambda f: jit(f, full_opt=full_opt, xla_defaults=xla_defaults, conv=conv,
                              name=name, tiered=tiered, **kw)
     top = None
     nested = jax.jit(fn, **kw)
-    # tiered: None before the first call, then (full-level jit, Event of its compile), then
-    # False once that jit is ``top`` (or where there is nothing to move to).
-    upgrade = None if tiered and full_opt and not xla_defaults else False
+    # tiered: the calls so far, then (full-level jit, Event of its compile), then False
+    # once that jit is ``top`` (or where there is nothing to move to).
+    upgrade = 0 if tiered and full_opt and not xla_defaults else False
 
     def make(full: bool):
         opts = options()
@@ -288,14 +292,17 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
 
     def build():
         nonlocal top, upgrade
-        if upgrade is None and not (BACKGROUND and options()):
+        if type(upgrade) is int and not (BACKGROUND and options()):
             upgrade = False  # no thread to compile the full level on, or nothing to move to
         top = make(full_opt and upgrade is False)
         return top
 
     def move(args):  # tiered: queue the full level's compile, or take it once it is over
         nonlocal top, upgrade
-        if upgrade is None:
+        if type(upgrade) is int:
+            if upgrade < TIER_AFTER - 1:
+                upgrade += 1
+                return
             full = make(True)
             done = ahead(full, args, later=True)
             upgrade = (full, done) if done is not None else False
