@@ -235,17 +235,16 @@ def full_optimisation(key, forward: bool = False) -> bool:
     return "conv" in op or "pool" in op
 
 
-TIER_AFTER = 50  # a tiered kernel's calls at level 1 before its full level compiles
+TIER_AFTER = 50  # a tiered kernel's calls before its full level compiles (see ``jit``)
 
 
 def tiered(key) -> bool:
-    """Whether a full-optimisation kernel of the op ``key`` names may start at level 1
-    (``jit(tiered=True)``): a convolution's gradient (not a transposed one's), which XLA:CPU
-    computes bit for bit alike at both levels and compiles 3.5-8x faster at level 1 (the
-    digits CNN's second layer 290 -> 73 ms, the MNIST CNN's 28x28 one 369 -> 76 ms), but
-    runs at 0.5-2.1x the default level's time depending on its shapes (a 1-channel 28x28
-    layer's weight gradient 4.0 -> 8.3 ms): a first step's backward gets the quick compile,
-    later steps the default level's code."""
+    """Whether a full-optimisation kernel of the op ``key`` names starts at level 1
+    (``jit(tiered=True)``): a convolution's gradient (not a transposed one's), compiled
+    3.5-8x faster at level 1 (the digits CNN's second layer 290 -> 73 ms, the MNIST CNN's
+    28x28 one 369 -> 76 ms), whose code runs at 0.5-2.1x the default level's time depending
+    on its shapes (a 1-channel 28x28 layer's weight gradient 4.0 -> 8.3 ms): a first step's
+    backward gets the quick compile, a long run the default level's code."""
     op = key[0] if type(key) is tuple and key else key
     return type(op) is str and "conv" in op and "conv_transpose" not in op
 
@@ -262,18 +261,20 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
     programs are then kept on disk and loaded without tracing (``_executables``) where
     ``_executables.stable`` can write the name down.
     ``tiered`` (with ``full_opt``): the kernel starts at the eager options (LLVM level 1,
-    compiled 3.5-8x faster) and moves to ``full_opt``'s once that compile, queued on the
-    background thread at its ``TIER_AFTER``-th call behind every other job, is over (a
-    short program never pays for it); without the thread it is ``full_opt``'s from the
-    start. Only for kernels whose results are the same bit for bit at both levels
-    (convolutions: XLA:CPU without fast math), since the move comes when the compile ends."""
+    compiled 3.5-8x faster), queues ``full_opt``'s compile on the background thread at its
+    ``TIER_AFTER``-th call behind every other job (a short program never pays for it) and
+    moves to it at its ``TIER_AFTER + TIER_AFTER // 2``-th call, waiting for a compile not
+    over by then: the two levels may differ in the last bit (a bias gradient's sum), so the
+    move comes at a fixed call, never "once the compile is ready", and a seeded program
+    gives the same numbers on every run (as ``lazy._left``). Without the background thread
+    it is ``full_opt``'s from the start."""
     if fn is None:
         return lambda f: jit(f, full_opt=full_opt, xla_defaults=xla_defaults, conv=conv,
                              name=name, tiered=tiered, **kw)
     top = None
     nested = jax.jit(fn, **kw)
-    # tiered: the calls so far, then (full-level jit, Event of its compile), then False
-    # once that jit is ``top`` (or where there is nothing to move to).
+    # tiered: the calls so far, then (full-level jit, Event of its compile, calls), then
+    # False once that jit is ``top`` (or where there is nothing to move to).
     upgrade = 0 if tiered and full_opt and not xla_defaults else False
 
     def make(full: bool):
@@ -297,19 +298,25 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
         top = make(full_opt and upgrade is False)
         return top
 
-    def move(args):  # tiered: queue the full level's compile, or take it once it is over
+    def move(args):  # tiered: count calls, queue the full level's compile, then take it
         nonlocal top, upgrade
         if type(upgrade) is int:
-            if upgrade < TIER_AFTER - 1:
-                upgrade += 1
-                return
-            full = make(True)
-            done = ahead(full, args, later=True)
-            upgrade = (full, done) if done is not None else False
-            if done is None:
-                top = full
-        elif upgrade[1].is_set():
-            top, upgrade = upgrade[0], False
+            upgrade += 1
+            if upgrade == TIER_AFTER:
+                full = make(True)
+                done = ahead(full, args, later=True)
+                if done is None:  # no thread after all: the full level from now on
+                    top, upgrade = full, False
+                else:
+                    upgrade = (full, done, TIER_AFTER)
+            return
+        full, done, calls = upgrade
+        calls += 1
+        if calls < TIER_AFTER + TIER_AFTER // 2:
+            upgrade = (full, done, calls)
+            return
+        done.wait()  # at a fixed call however fast it compiled (see above)
+        top, upgrade = full, False
 
     def kernel(*args, **kwargs):
         if upgrade is not False:
