@@ -235,6 +235,22 @@ def test_a_tiered_kernel_without_the_thread_is_full_from_the_start(monkeypatch):
         assert late.jitted() is not low
 
 
+def test_a_tiered_kernel_moves_inside_a_users_jax_jit(background, monkeypatch):
+    """Calls with traced operands count too: the full level's compile is queued for
+    their types (a tracer has no value to compile for)."""
+    monkeypatch.setattr(_kernels, "TIER_AFTER", 2)
+    k = _kernels.jit(lambda a: a * 2, full_opt=True, tiered=True)
+
+    @_kernels.jax.jit
+    def five(x):
+        for _ in range(5):  # queued at the 2nd call, taken at the 3rd
+            x = k(x)
+        return x
+
+    np.testing.assert_array_equal(np.asarray(five(np.ones(3, np.float32))), np.full(3, 32.0))
+    np.testing.assert_array_equal(np.asarray(k(np.ones(3, np.float32))), np.full(3, 2.0))
+
+
 @pytest.mark.parametrize("flag, expected", [("0", False), ("1", True)])
 def test_the_environment_switch(flag, expected):
     env = {**os.environ, "JTORCH_BACKGROUND_COMPILE": flag}

@@ -304,7 +304,7 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
             upgrade += 1
             if upgrade == TIER_AFTER:
                 full = make(True)
-                done = ahead(full, args, later=True)
+                done = ahead(full, jax.tree.map(_typed, args), later=True)
                 if done is None:  # no thread after all: the full level from now on
                     top, upgrade = full, False
                 else:
@@ -479,6 +479,13 @@ def _compile_job(jitted, args):
     job = getattr(jitted, "_jtorch_ahead", None)
     job = job(*args) if job is not None else None
     return job or (lambda: jitted.lower(*args).compile())
+
+
+def _typed(leaf):
+    """A traced operand as its type (a kernel called inside a user's ``jax.jit``)."""
+    if isinstance(leaf, jax.core.Tracer):
+        return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=leaf.aval.weak_type)
+    return leaf
 
 
 def _abstract(leaf):
