@@ -304,7 +304,7 @@ def jit(fn=None, *, full_opt: bool = False, xla_defaults: bool = False, conv: bo
             upgrade += 1
             if upgrade == TIER_AFTER:
                 full = make(True)
-                done = ahead(full, jax.tree.map(_typed, args), later=True)
+                done = ahead(full, args, later=True)
                 if done is None:  # no thread after all: the full level from now on
                     top, upgrade = full, False
                 else:
@@ -481,15 +481,11 @@ def _compile_job(jitted, args):
     return job or (lambda: jitted.lower(*args).compile())
 
 
-def _typed(leaf):
-    """A traced operand as its type (a kernel called inside a user's ``jax.jit``)."""
+def _abstract(leaf):
+    """An uncommitted array as its type (a committed one's placement is part of its), and a
+    traced operand as its type (a kernel called inside a user's ``jax.jit``)."""
     if isinstance(leaf, jax.core.Tracer):
         return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=leaf.aval.weak_type)
-    return leaf
-
-
-def _abstract(leaf):
-    """An uncommitted array as its type (a committed one's placement is part of its)."""
     if isinstance(leaf, jax.Array) and not leaf.committed:
         return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=leaf.weak_type)
     return leaf
