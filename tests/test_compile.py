@@ -95,7 +95,10 @@ OPTIMIZERS = {
 def test_whole_step_matches_eager(name):
     """forward, backward, optimizer step and a scheduler as one program per call."""
     opt_fn = OPTIMIZERS[name]
-    _same_training(_train(False, opt_fn, drop=0.2), _train(True, opt_fn, drop=0.2))
+    # One program reorders the step's float arithmetic; over four steps of an optimizer
+    # that divides by a running root the last bits drift by CPU (an AVX-512 EPYC: 2.4e-6
+    # on a 0.907 RMSprop parameter, 20 ulps), so 1e-5 here rather than 1e-6.
+    _same_training(_train(False, opt_fn, drop=0.2), _train(True, opt_fn, drop=0.2), 1e-5)
     s = torch.compiler.stats()
     assert s["eager_calls"] == 0 and s["compiled_calls"] == 4
     assert s["compiles"] <= 2  # the first step creates optimizer state; later ones reuse
