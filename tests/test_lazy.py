@@ -248,6 +248,30 @@ def test_fused_segment_compiles_once(monkeypatch):
         np.testing.assert_allclose(r, expected, rtol=1e-6)
 
 
+def test_a_repeated_operand_is_one_argument_of_its_program(monkeypatch):
+    """An operand from outside that several ops of a fused segment read is one argument of
+    its program; when the repeats change (the same tensor at those places no longer) the
+    segment gets a program for that pattern, and every run gives the values."""
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    xs = np.linspace(0, 1, 11, dtype=np.float32)
+    x = jtorch.tensor(xs)
+    before = {id(f) for f in lazy._SEEN.values()}
+    out, fused = [], []
+    for i in range(10):
+        w = x if i < 6 else jtorch.tensor(xs * i)  # x read four times, then twice
+        y = x * w + w * 2.0 - x
+        out.append((y.numpy(), xs * (1.0 if i < 6 else i)))
+        fused += [f for f in lazy._SEEN.values() if type(f) is lazy._Fused
+                  and id(f) not in before and f not in fused]
+    for got, ws in out:
+        np.testing.assert_allclose(got, xs * ws + ws * 2.0 - xs, rtol=1e-6)
+    (f,) = fused
+    patterns = sorted(len(dups) for _, dups in f.aliased)
+    assert patterns == [2, 3]  # operands x, w, w, 2.0, x: (x, w again) and (x thrice again)
+    entry = next(iter(f.programs.values()))
+    assert entry[4](list(range(5))) == (0, 3)  # the first pattern's program takes x, 2.0
+
+
 def test_equal_types_from_distinct_arrays_share_a_key(monkeypatch):
     """Recording keys operand types by number, per aval identity then value: a fresh host
     array each step (a new aval object, as a DataLoader batch has) is the same type, so its
