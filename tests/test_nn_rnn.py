@@ -254,20 +254,17 @@ def test_packed_data_written_or_watched_unpacks_from_the_data(change):
 
 def test_packed_batches_of_new_total_lengths_share_kernels():
     """An RNN unpacks its packed input, and ``pad_packed_sequence`` its packed output, by
-    masking the padded batch it came from: a batch whose lengths add up to a new total
-    compiles only the gathers of its packed data, no unpacking, RNN or backward kernel."""
+    masking the padded batch it came from, and a packed sequence's data is gathered only
+    when read (never here): a batch whose lengths add up to a new total compiles
+    nothing."""
     from jtorch import _kernels
     from jtorch.eager import dispatch
-
-    def op(key):
-        while type(key) is tuple and type(key[0]) is tuple:
-            key = key[0]
-        return key[0]
+    from jtorch.eager.deferred import DeferredStorage
 
     def compiled():
         _kernels.wait_ahead()  # backward kernels compile ahead on a background thread
         return sum(k._cache_size() for table in (dispatch._FWD, dispatch._VJP, dispatch._BWD)
-                   for key, k in table.items() if op(key) != "index_select")
+                   for k in table.values())
 
     rnn = jtorch.nn.utils.rnn
     m = jtorch.nn.LSTM(3, 5, batch_first=True)
@@ -279,8 +276,39 @@ def test_packed_batches_of_new_total_lengths_share_kernels():
         padded, _ = rnn.pad_packed_sequence(out, batch_first=True, total_length=9)
         padded.sum().backward()
         sizes.append(compiled())
+        assert type(packed.data._storage) is DeferredStorage  # nothing read either data
+        assert type(out.data._storage) is DeferredStorage
     assert len(set(sizes)) == 1, sizes
     assert x.grad[0, 7:].abs().sum().item() == 0  # the padding gets no gradient
+
+
+def _packed_data_read(t, batch_first, sort, change):
+    """A packed sequence's data, read: values, node, gradient, and its values after the
+    padded batch is written in place (the data holds those of the packing)."""
+    rnn = t.nn.utils.rnn
+    x = t.tensor(X.reshape(3, 2, 3).transpose(1, 0, 2) if batch_first else X.reshape(3, 2, 3),
+                 requires_grad=True)
+    lengths = [2, 3] if not sort else [3, 2]
+    packed = rnn.pack_padded_sequence(x, lengths, batch_first=batch_first,
+                                      enforce_sorted=sort)
+    out = [packed.data.grad_fn.name(), packed.data.shape]
+    if change:  # a batch written after packing: the data keeps what it gathered
+        y = x.detach().clone()
+        packed = rnn.pack_padded_sequence(y, lengths, batch_first=batch_first,
+                                          enforce_sorted=sort)
+        y.mul_(2)
+        return out + [packed.data, rnn.pad_packed_sequence(packed, batch_first)[0]]
+    (packed.data * packed.data).sum().backward()
+    return out + [packed.data, x.grad]
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("sort", [False, True])
+@pytest.mark.parametrize("change", [False, True])
+def test_packed_data_read_matches_pytorch(batch_first, sort, change):
+    """The deferred data (``eager/deferred.py``) gives PyTorch's values, node and gradients
+    when something reads it."""
+    check(lambda t: _packed_data_read(t, batch_first, sort, change), rtol=1e-6, atol=1e-8)
 
 
 def test_dropout_between_layers_in_training():

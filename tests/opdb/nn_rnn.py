@@ -82,6 +82,25 @@ OPS += [
 ]
 
 
+def _pack_padded_call(t, input, index, batch_first=False):
+    """jtorch's packing kernel, or the same gather written with torch's reshape and indexing."""
+    if t.__name__ == "jtorch":
+        from jtorch.eager.bind import bound
+
+        return bound("_pack_padded")(input, index, batch_first=batch_first)
+    x = input.transpose(0, 1) if batch_first else input
+    return x.reshape(-1, *x.shape[2:])[index]
+
+
+OPS += [
+    OpInfo("_pack_padded", lambda: [
+        S(tensor((3, 2, 4), "float64"), idx([0, 1, 2, 3, 4]), batch_first=False),
+        S(tensor((2, 3, 2), "float32"), idx([0, 1, 2, 3, 4]), batch_first=True),
+        S(tensor((3, 2), "int64"), idx([0, 1, 2]), batch_first=False),
+    ], call=_pack_padded_call, tol=TOL),
+]
+
+
 def _cell(name, mode, states=1):
     g = _GATES[mode] * _H
 

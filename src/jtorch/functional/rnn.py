@@ -171,3 +171,10 @@ def pad_packed(data, index, padding_value=0.0):
     ``index`` is ``len(data)``, in one kernel (``index`` has the padded batch's shape)."""
     pad = jnp.full((1, *data.shape[1:]), padding_value, data.dtype)
     return jnp.concatenate([data, pad])[index]
+
+
+def pack_padded(input, index, batch_first=False):
+    """A packed sequence's data: rows ``index`` of the padded batch's steps (time-major,
+    ``input`` transposed first where ``batch_first``) flattened to one row each."""
+    x = jnp.swapaxes(input, 0, 1) if batch_first else input
+    return x.reshape((-1, *x.shape[2:]))[index]

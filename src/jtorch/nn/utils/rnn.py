@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import _kernels
 from ...eager.bind import bound
+from ...eager.deferred import deferred
 from ...eager.tensor import Tensor, wrap
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence",
@@ -133,13 +134,13 @@ def _host_lengths(lengths) -> np.ndarray:
 
 
 def _pack(input, lengths: np.ndarray, batch_first: bool):
-    """ATen's ``_pack_padded_sequence``: (data, batch_sizes) of a time-major batch."""
+    """ATen's ``_pack_padded_sequence``: (data, batch_sizes) of a padded batch. The data is
+    deferred (``eager/deferred.py``): gathered when something reads it, which the RNNs and
+    ``pad_packed_sequence`` do not (see the module's docstring)."""
     jt = _jt()
-    if batch_first:
-        input = input.transpose(0, 1)
     if input.numel() <= 0:
         raise RuntimeError("Cannot pack empty tensors.")
-    steps, batch = input.shape[0], input.shape[1]
+    steps, batch = (input.shape[1], input.shape[0]) if batch_first else input.shape[:2]
     if len(lengths) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
                            f"{len(lengths)} (batch_size={batch})")
@@ -156,8 +157,10 @@ def _pack(input, lengths: np.ndarray, batch_first: bool):
                            f"{lengths[0]}")  # PyTorch reads past the end here
     batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
     idx = np.concatenate([t * batch + np.arange(b) for t, b in enumerate(batch_sizes)])
-    flat = input.reshape((steps * batch, *input.shape[2:]))
-    data = flat.index_select(0, jt.tensor(idx))
+    operands = {"input": input, "index": jt.tensor(idx)}
+    data = deferred("_pack_padded", operands, (batch_first,), (len(idx), *input.shape[2:]))
+    if data is None:
+        data = bound("_pack_padded")(*operands.values(), batch_first=batch_first)
     return data, jt.tensor(batch_sizes.astype(np.int64))
 
 
