@@ -9,11 +9,11 @@ reads or writes it compiles again for each new total (a text model's every batch
 ``PackedSequence`` made by ``pack_padded_sequence`` therefore remembers the padded batch
 it was gathered from: unpacking it (``pad_packed_sequence``, and an RNN reading its
 input) masks that batch's padding instead of gathering the data, in kernels of the
-padded shape only, with the same values and gradients. The data is gathered all the
-same (it is the ``PackedSequence``'s first field), but when nothing reads it, nothing
-differentiates through it either. Written in place since (the batch or the data), or with
-a hook or ``retain_grad`` on the data, a sequence unpacks from its data as before. (The
-sequence keeps its padded batch alive as long as it lives.)
+padded shape only, with the same values and gradients. The data (the
+``PackedSequence``'s first field) is deferred (``eager/deferred.py``): gathered, in a
+kernel of the packed size, only when something reads it. Written in place since (the
+batch or the data), or with a hook or ``retain_grad`` on the data, a sequence unpacks
+from its data as before. (The sequence keeps its padded batch alive as long as it lives.)
 
 Differences from PyTorch: ``unpad_sequence`` does not transpose its input in place.
 """
