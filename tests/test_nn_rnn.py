@@ -395,3 +395,17 @@ def test_dropout_warning_for_one_layer():
     for t in (torch, jtorch):
         with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater"):
             t.nn.GRU(3, 4, dropout=0.2)
+
+
+def test_packed_data_first_read_inside_a_trace():
+    """A packed sequence's deferred data read for the first time inside ``torch.compile``
+    or ``torch.func`` is computed concretely, as eager would have: no leaked tracer."""
+    rnn = jtorch.nn.utils.rnn
+    x = jtorch.tensor(X.reshape(3, 2, 3).transpose(1, 0, 2).copy())
+    want = rnn.pack_padded_sequence(x, [3, 2], batch_first=True).data.numpy()
+    first, second = (rnn.pack_padded_sequence(x, [3, 2], batch_first=True) for _ in range(2))
+    compiled = jtorch.compile(lambda w: first.data * w)
+    np.testing.assert_allclose(compiled(jtorch.ones(3)).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(first.data.numpy(), want, rtol=1e-6)
+    grad = jtorch.func.grad(lambda w: (second.data * w).sum())(jtorch.ones(3))
+    np.testing.assert_allclose(grad.numpy(), want.sum(0), rtol=1e-6)

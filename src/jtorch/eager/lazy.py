@@ -320,10 +320,14 @@ def array(p: Pending):
     if p.array is None:
         if _ident() == _MAIN:
             flush()
-            if p.array is None and p.args is not None:  # one its segment's program dropped
+        # Computed alone: on another thread, one its segment's program dropped, a deferred
+        # op's (``deferred.py``); read inside a JAX trace, still concrete (as ``flush``).
+        if p.array is None and p.args is not None:
+            if type(_core.trace_ctx.trace) is _EVAL:
                 _compute(p)
-        else:
-            _compute(p)
+            else:
+                with jax.ensure_compile_time_eval():
+                    _compute(p)
         if p.array is None:
             raise RuntimeError("the recorded op that computes this tensor failed when its "
                                "segment ran (the error was raised then); compute it again")
