@@ -5,6 +5,7 @@ exponential-family entropy and KL fallbacks, and the REINFORCE program."""
 from __future__ import annotations
 
 import pytest
+import torch
 from conftest import check
 
 import jtorch
@@ -253,3 +254,17 @@ def test_straight_through_gradient():
         return g, one_hot, d.has_rsample, tuple(x.shape)
 
     check(program, rtol=1e-5)
+
+
+@pytest.mark.parametrize("loc, scale", [(float("nan"), -1.0), (0.0, -1.0), (float("nan"), 1.0)])
+def test_the_first_invalid_parameter_is_named(loc, scale):
+    """Every parameter is checked before any is read back (one host round trip), and the
+    error still names the first invalid one, as PyTorch's does."""
+    def first(t):
+        try:
+            t.distributions.Normal(t.tensor([loc]), t.tensor([scale]))
+        except ValueError as e:
+            return str(e).split(" (")[0]
+        return None
+
+    assert first(jtorch) == first(torch) is not None

@@ -55,6 +55,7 @@ class Distribution:
             warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
                           "`arg_constraints = {}` or initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=3)
+        checks = []  # every check first, then the reads: one host round trip for all
         for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue  # skip constraints that cannot be checked
@@ -62,7 +63,9 @@ class Distribution:
                                                          lazy_property):
                 continue  # skip checking lazily-constructed args
             value = getattr(self, param)
-            if not bool(constraint.check(value).all()):
+            checks.append((param, constraint, value, constraint.check(value).all()))
+        for param, constraint, value, ok in checks:
+            if not bool(ok):
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape "
                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
