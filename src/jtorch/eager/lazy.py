@@ -429,10 +429,9 @@ def _entry(fused, pend, sig, live, ext) -> list:
     entry = fused.aliased.get((live, dups))
     if entry is None:
         ops = tuple((p.entry, refs) for p, (_, refs) in zip(pend, sig, strict=True))
-        firsts = {j for _, j in dups} | set(range(len(ext))) - {i for i, _ in dups}
-        keep = sorted(firsts)
-        slot = {i: k for k, i in enumerate(keep)}
         src = dict(dups)
+        keep = [i for i in range(len(ext)) if i not in src]  # each operand's first place
+        slot = {i: k for k, i in enumerate(keep)}
         where = tuple(slot[src.get(i, i)] for i in range(len(ext))) if dups else None
         take = None if not dups else operator.itemgetter(*keep) if len(keep) > 1 else (
             lambda ext, i=keep[0]: (ext[i],))
