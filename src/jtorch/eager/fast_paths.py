@@ -290,6 +290,10 @@ def grad_lane(spec, e, args, vals, name=None):
     t._grad_fn = node = op_node(name, None, edges, tuple(diff_edges), ((t._shape, p.dtype),),
                                 saved, (key, e[1], vals, diff_idx, saves))
     node._pending = True  # its result (and maybe inputs) recorded: see ``check_saved``
+    # All a fused backward needs of it but its edges: the recorded op and operand types
+    # (the key's number names them, and so its result's type and its edges' kinds) and
+    # which operands get gradients (``OpNode._sk``).
+    node._sk = (res[5], diff_idx)
     return t
 
 

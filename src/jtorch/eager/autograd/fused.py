@@ -36,6 +36,7 @@ the DCGAN's steps slower. ``JTORCH_FUSED_BACKWARD_AFTER`` sets the count (0: off
 
 from __future__ import annotations
 
+import itertools
 import operator
 import os
 
@@ -45,7 +46,8 @@ from jax._src.array import ArrayImpl
 from ... import _kernels
 from ..._device import PLACEMENT
 from .. import dispatch, hooks, lazy
-from ..tensor import Tensor
+from ..hooks import EPOCH
+from ..tensor import Tensor, wrap
 from . import engine, grad_mode
 from .node import HOOKED, AccumulateGrad, OpNode, torch_vjp
 
@@ -100,15 +102,15 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     for j, n in enumerate(leaves):
         index[n] = ~j
     index[None] = None
-    # A recomputing node (no VJP kept) enters the program as its op and inputs.
+    # Per node its description's number (``_number``: ints hash and compare in no time)
+    # and its edges.
     plan = []
     for n in ops:
-        r = n._replay
         targets = []  # a loop, not a comprehension: one or two edges, and no call
         for m, nr in n.next_functions:
             targets.append((index[m], nr))
-        plan.append((n._out_meta, n._diff_edges, tuple(targets),
-                     None if n._vjp is not None else (r[0], r[3])))
+        k = _BY_SK.get(n._sk)
+        plan.append((k if k is not None else _number(n), tuple(targets)))
     plan = tuple(plan)
     root_targets = []
     for n, nr in roots:
@@ -133,11 +135,14 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 if n._pending:
                     n._resolve()
             fns = [n._replay[1] for n in ops]
-            # Kept on disk where every recomputed op's key names its function.
-            name = ("fused_backward", key) if all(
-                p[3] is None or dispatch._name("forward", p[3][0]) is not None
-                for p in plan) else None
-            fn = _program(plan, fns, root_targets, len(leaves))
+            # The nodes in full: what the program runs, and its name on disk (kept there
+            # where every recomputed op's key names its function; ``key``'s numbers are
+            # this process's).
+            full = tuple((*_described(n), t) for n, (_, t) in zip(ops, plan, strict=True))
+            name = ("fused_backward", (full, root_targets, len(leaves))) if all(
+                p[2] is None or dispatch._name("forward", p[2][0]) is not None
+                for p in full) else None
+            fn = _program(full, fns, root_targets, len(leaves))
             program = _kernels.jit(fn, full_opt=True, name=name)  # see _kernels
             kept = _PROGRAMS[key] = program, {}  # and its recorded forms (``_recordable``)
             _PURE[key] = fn, name
@@ -176,7 +181,12 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     if accumulate:
         for n, g in zip(leaves, grads, strict=True):
             if g is not None:
-                engine._accumulate(n.variable, g, False)
+                v = n.variable
+                if v._grad is None and v._stride is None:  # ``_accumulate``'s first case
+                    EPOCH[0] += 1  # ``hooks.grad_write``, inline (no recorder here)
+                    v._grad = wrap(g)
+                else:
+                    engine._accumulate(v, g, False)
     if not retain_graph:
         for n in ops:
             n.release()
@@ -248,8 +258,7 @@ def _recordable(key, program, arity):
         return pure(*nest(flat))
 
     # Named on disk (inside a segment's program) where the program is.
-    entry = lazy.entry(("fused_backward", key, arity) if name else (None, key), fn, kernel,
-                       kernel)
+    entry = lazy.entry((*name, arity) if name else (None, key), fn, kernel, kernel)
     return entry, {}
 
 
@@ -257,6 +266,38 @@ def _inputs(ops):
     """The program's first argument: per node, its inputs (recomputing) or its VJP."""
     return [n._vjp if n._vjp is not None else n._replay[2] if not n._abstract
             else n.replay_vals() for n in ops]
+
+
+_DESC: dict = {}  # a node's description (``_described``) -> its number in graph keys
+_BY_SK: dict = {}  # a lane-made node's ``OpNode._sk`` -> that number
+_numbers = itertools.count()  # never reused: a key made before a ``_DESC`` reset never matches
+
+
+def _number(n) -> int:
+    """The number standing for node ``n``'s description in a graph's key (``_BY_SK``'s
+    miss): equal descriptions have one number, however the node was made (by the lane or
+    not: a graph's first step is not), so a graph has one key."""
+    d = _described(n)
+    k = _DESC.get(d)
+    if k is None:
+        if len(_DESC) >= 4096:  # descriptions that keep coming (shapes that change)
+            _DESC.clear()
+            _BY_SK.clear()
+        k = _DESC[d] = next(_numbers)
+    sk = n._sk
+    if sk is not None:
+        if len(_BY_SK) >= 4096:
+            _BY_SK.clear()
+        _BY_SK[sk] = k
+    return k
+
+
+def _described(n) -> tuple:
+    """What a node is to the program: its outputs' types, which edges get gradients, and
+    for a recomputing node (no VJP kept: it enters the program as its op and inputs) its
+    op's key and differentiable operands."""
+    r = n._replay
+    return n._out_meta, n._diff_edges, None if n._vjp is not None else (r[0], r[3])
 
 
 def _program(plan, fns, root_targets, n_leaves):
@@ -272,7 +313,7 @@ def _program(plan, fns, root_targets, n_leaves):
 
         for target, g in zip(root_targets, seeds, strict=True):
             add(target, g)
-        for i, (metas, diff_edges, targets, op) in enumerate(plan):
+        for i, (metas, diff_edges, op, targets) in enumerate(plan):
             cts = []
             for nr, meta in enumerate(metas):
                 if meta is not None:

@@ -156,6 +156,11 @@ class OpNode(Node):
     _freed = False
     _pending = False  # True: inputs or saved values are lazy.Pendings (see check_saved)
     _abstract = False  # True: released, its float inputs kept as types (see release)
+    # What a fused backward's graph key holds of a node made by the bindings' lane
+    # (``fast_paths.grad_lane``): (its recorded op's number in ``lazy._AVALS``, which names
+    # the op and its operand types, so its result's type and its edges; its differentiable
+    # operands), a short stand-in for ``fused._described``; None: described in full.
+    _sk = None
 
     def check_saved(self) -> None:
         if self._freed:
