@@ -342,6 +342,40 @@ def test_fused_segment_returns_only_results_still_held(monkeypatch):
         np.testing.assert_allclose(z, want * 2, rtol=1e-6)
 
 
+def test_the_update_after_a_recorded_backward_joins_its_segment(monkeypatch):
+    """A recorded backward's segment runs at the next step's first op making a node: the
+    update between joins it, so the gradients it reads and frees (``grad = None``) never
+    leave the program, which returns the parameters and the loss only; the values are
+    PyTorch's."""
+    import torch
+
+    from jtorch.eager.autograd import fused
+
+    _forget()
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    monkeypatch.setattr(fused, "AFTER", 2)
+
+    def fit(t):
+        x = t.linspace(-math.pi, math.pi, 200)
+        y = t.sin(x)
+        a, b, c, d = (t.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
+        for _ in range(12):
+            loss = ((a + b * x + c * x**2 + d * x**3) - y).pow(2).sum()
+            loss.backward()
+            with t.no_grad():
+                for p in (a, b, c, d):
+                    p -= 1e-5 * p.grad
+                    p.grad = None
+        return [v.item() for v in (loss, a, b, c, d)]
+
+    np.testing.assert_allclose(fit(jtorch), fit(torch), rtol=1e-5)
+    # The step's segment: 11 forward ops, the backward and its 4 gradients, 8 update ops.
+    programs = [f.programs for sig, f in lazy._SEEN.items()
+                if type(f) is lazy._Fused and len(sig) == 24]
+    assert [[sum(live) for live in p] for p in programs] == [[5]]
+    _forget()
+
+
 def test_recorded_op_inherits_the_sightings_of_the_ops_before_it(monkeypatch):
     """``record`` (an op with several results, as the fused backward records itself) on a
     segment whose ops have come often: the longer segment counts as seen as often, so it

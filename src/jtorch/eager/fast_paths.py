@@ -212,6 +212,8 @@ def grad_lane(spec, e, args, vals, name=None):
         le = _LANE[e[4]] = k[2] if k and saves != "out" and saves != "all" else False
     if not le or not lazy.ON or _ident() != _MAIN or PLACEMENT.blocking:
         return _grad_lane_rest(spec, e, args, vals, name)
+    if lazy._seg.ended:  # the next step's forward: the last step's segment runs first
+        lazy.flush()
     key, saves = e[0], spec.saves
     # Per operand: its type in ``lazy.call``'s key, its wiring (the op of this segment
     # computing it, or -1: from outside), and its node's edge.

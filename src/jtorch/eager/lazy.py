@@ -87,7 +87,7 @@ _new = object.__new__
 
 
 class _Segment:
-    __slots__ = ("pend", "sig", "ext", "prior")
+    __slots__ = ("pend", "sig", "ext", "prior", "ended")
 
     def __init__(self):
         self.pend, self.sig = [], []  # the Pendings; per op (its key or key number, wiring)
@@ -95,6 +95,9 @@ class _Segment:
         # The count of ops before its last ``record``: the sightings of their signature are
         # credited to it (looked up only where its own signature has not fused).
         self.prior = 0
+        # A backward was recorded (``record``): the next op making an autograd node (the
+        # next step's forward) or recorded backward runs the segment first (``end``).
+        self.ended = False
 
 
 _seg = _Segment()
@@ -249,6 +252,8 @@ def record(e, vals, known: dict) -> list | None:
     if (not ON or _ident() != _MAIN or PLACEMENT.active or PLACEMENT.blocking
             or type(_core.trace_ctx.trace) is not _EVAL):
         return None
+    if _seg.ended:  # a second backward: its own segment, as the first's
+        flush()
     keyed = _keyed(e, vals)
     found = known.get(keyed[0]) if keyed is not None else None
     if found is None:

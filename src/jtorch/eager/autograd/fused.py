@@ -191,7 +191,10 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         for n in ops:
             n.release()
     if recorded:
-        lazy.flush()  # a step's segments end at its backward, so that they repeat
+        # The segment ends where the next step's forward begins (its first op making a
+        # node, ``lazy._Segment.ended``), so that segments repeat: the update between
+        # joins it, and gradients it reads and frees (``grad = None``) stay inside.
+        lazy._seg.ended = True
     return True
 
 
