@@ -100,7 +100,7 @@ def test_an_optimizer_with_frozen_and_unused_parameters_still_steps(background):
 
 def _pending() -> int:
     """Fused programs whose background compile the graph is still walking around."""
-    return sum(1 for e in fused._SEEN.values() if type(e) is list and e[2] is not None)
+    return sum(1 for e in fused._SEEN.values() if type(e) is list and e[3] is not None)
 
 
 def test_a_fused_backward_walks_while_its_program_compiles(background, monkeypatch):
@@ -130,7 +130,7 @@ def test_a_fused_backward_walks_while_its_program_compiles(background, monkeypat
     expected = steps(torch, False)
     assert_same(expected, steps(jtorch, True), rtol=1e-6, atol=1e-7)
     assert _pending() == 0  # the third step ran the program
-    ((program, _),) = fused._PROGRAMS.values()  # (program, its recorded forms)
+    ((program, _, _),) = fused._PROGRAMS.values()  # (program, its recorded forms, order)
     assert program._cache_size() == 1
     fused._SEEN.clear()
     fused._PROGRAMS.clear()

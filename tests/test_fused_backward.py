@@ -58,8 +58,36 @@ def test_fused_training_matches_pytorch_and_compiles_once(fuse_at):
     actual = _mlp_steps(jtorch, 6)
     assert_same(expected, actual, rtol=1e-10, atol=1e-12)
     assert len(fused._PROGRAMS) == 1
-    ((program, _),) = fused._PROGRAMS.values()  # (program, its recorded forms)
+    ((program, _, _),) = fused._PROGRAMS.values()  # (program, its recorded forms, order)
     assert program._cache_size() == 1  # the same graph structure never retraces
+
+
+def test_graphs_of_one_structure_made_in_another_order_share_a_program(fuse_at):
+    """A graph is keyed by its structure as reached from its roots, not by the order its
+    ops were made in: steps computing the same terms in alternating orders share one
+    program, whose node order (kept from the first) suits both; the values are PyTorch's."""
+    fuse_at(2)
+
+    def steps(t):
+        rng = np.random.default_rng(1)
+        x = t.tensor(rng.standard_normal(6))
+        a, b = (t.tensor(v, requires_grad=True) for v in (0.5, -1.5))
+        out = []
+        for i in range(8):
+            if i % 2:
+                v = (b * x).exp()
+                u = (a * x).sin()
+            else:
+                u = (a * x).sin()
+                v = (b * x).exp()
+            loss = (u * v + u).sum()
+            loss.backward()
+            out += [loss.detach(), a.grad.clone(), b.grad.clone()]
+            a.grad = b.grad = None
+        return out
+
+    assert_same(steps(torch), steps(jtorch), rtol=1e-12, atol=1e-12)
+    assert len(fused._PROGRAMS) == 1
 
 
 def test_fused_and_walked_backward_agree(fuse_at):
@@ -215,7 +243,7 @@ def test_recorded_backward_runs_in_one_program_with_its_step(fuse_at, lazy_fuse_
 
 def _recorded() -> list:
     """Every graph's recorded forms: (lazy entry, {operand types: ``lazy.recorded``})."""
-    return [rec for _, forms in fused._PROGRAMS.values() for rec in forms.values()]
+    return [rec for _, forms, _ in fused._PROGRAMS.values() for rec in forms.values()]
 
 
 def _backward_numbers() -> set:

@@ -194,10 +194,10 @@ def run_backward(roots_t, grads, retain_graph, create_graph, capture=None, accum
     if hooks.RECORDER is not None:
         hooks.RECORDER.backward_called = True
     roots, seeds, provisional = _seed(roots_t, grads)
-    nodes = deps = _collect(roots)
     if capture is None and not create_graph and fused.try_fused(
-            roots, seeds, nodes, retain_graph, accumulate):
+            roots, seeds, retain_graph, accumulate):
         return {}
+    nodes = deps = _collect(roots)
     lazy.flush()  # recorded ops run first: their nodes hold their results
     for i in provisional:
         seeds[i] = _one(roots_t[i])

@@ -37,7 +37,6 @@ the DCGAN's steps slower. ``JTORCH_FUSED_BACKWARD_AFTER`` sets the count (0: off
 from __future__ import annotations
 
 import itertools
-import operator
 import os
 
 import jax.numpy as jnp
@@ -58,36 +57,15 @@ _SEEN: dict = {}  # graph key -> sightings so far, then [program, Event or None]
 _PROGRAMS: dict = {}
 
 
-def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
+def try_fused(roots, seeds, retain_graph, accumulate) -> bool:
     """Run this backward as one program if the graph qualifies; True when it did."""
-    if (AFTER <= 0 or len(nodes) > MAX_NODES or grad_mode._state.anomaly
-            or PLACEMENT.blocking or hooks.RECORDER is not None
-            or dispatch.PROFILER is not None):
+    if (AFTER <= 0 or grad_mode._state.anomaly or PLACEMENT.blocking
+            or hooks.RECORDER is not None or dispatch.PROFILER is not None):
         return False
-    ops, leaves, hooked = [], [], HOOKED[0]
-    for n in nodes:
-        # Only plain nodes: no hooks of any kind, no retain_grad (inline: a call per node),
-        # looked for once any node or tensor has had one.
-        if hooked and (n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained):
-            return False
-        kind = type(n)
-        if kind is OpNode:
-            if n._freed:
-                return False
-            heavy = _HEAVY_FN.get(n._replay[1])
-            if heavy is None:
-                heavy = _heavy(n._replay)
-            if heavy:
-                return False
-            ops.append(n)
-        elif kind is AccumulateGrad:
-            v = n.variable
-            if hooked and (v._leaf_hooks or v._post_acc_hooks) or (
-                    v._grad is not None and v._grad.is_sparse):
-                return False
-            leaves.append(n)
-        else:
-            return False
+    walked = _walk(roots)
+    if walked is None:
+        return False
+    found, leaves, plan, root_targets = walked
     values = []
     for g in seeds:
         if isinstance(g, Tensor):
@@ -95,27 +73,6 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
                 return False
             g = g._value
         values.append(g)
-    ops.sort(key=_SEQ, reverse=True)  # a topological order: inputs are older than users
-    leaves.sort(key=_SEQ, reverse=True)
-    # Nodes by position, leaves by complement (~j): one dictionary, ints as targets.
-    index = dict(zip(ops, range(len(ops))))
-    for j, n in enumerate(leaves):
-        index[n] = ~j
-    index[None] = None
-    # Per node its description's number (``_number``: ints hash and compare in no time)
-    # and its edges.
-    plan = []
-    for n in ops:
-        targets = []  # a loop, not a comprehension: one or two edges, and no call
-        for m, nr in n.next_functions:
-            targets.append((index[m], nr))
-        k = _BY_SK.get(n._sk)
-        plan.append((k if k is not None else _number(n), tuple(targets)))
-    plan = tuple(plan)
-    root_targets = []
-    for n, nr in roots:
-        root_targets.append((index[n], nr))
-    root_targets = tuple(root_targets)
     key = (plan, root_targets, len(leaves))
     # One lookup (hashing the plan is a good part of this function's cost): the count of
     # sightings, then [program, its recorded forms, Event of its background compile or
@@ -131,32 +88,42 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
         kept = _PROGRAMS.get(key)
         done = None
         if kept is None:
+            # The program runs the nodes in a topological order (inputs are older than
+            # their users), kept with it: the same for every graph of this key.
+            order = tuple(sorted(range(len(found)), key=lambda i: -found[i]._seq))
+            ops = [found[i] for i in order]
             for n in ops:  # recorded inputs (eager/lazy.py) become arrays
                 if n._pending:
                     n._resolve()
             fns = [n._replay[1] for n in ops]
-            # The nodes in full: what the program runs, and its name on disk (kept there
-            # where every recomputed op's key names its function; ``key``'s numbers are
-            # this process's).
-            full = tuple((*_described(n), t) for n, (_, t) in zip(ops, plan, strict=True))
-            name = ("fused_backward", (full, root_targets, len(leaves))) if all(
+            # The nodes in full, in that order: what the program runs, and its name on
+            # disk (kept there where every recomputed op's key names its function;
+            # ``key``'s numbers are this process's).
+            at = {i: k for k, i in enumerate(order)}
+            moved = lambda edges: tuple(  # noqa: E731 -- walk positions to program positions
+                (at[i] if i is not None and i >= 0 else i, nr) for i, nr in edges)
+            full = tuple((*_described(n), moved(plan[i][1])) for n, i in zip(ops, order))
+            roots_at = moved(root_targets)
+            name = ("fused_backward", (full, roots_at, len(leaves))) if all(
                 p[2] is None or dispatch._name("forward", p[2][0]) is not None
                 for p in full) else None
-            fn = _program(full, fns, root_targets, len(leaves))
+            fn = _program(full, fns, roots_at, len(leaves))
             program = _kernels.jit(fn, full_opt=True, name=name)  # see _kernels
-            kept = _PROGRAMS[key] = program, {}  # and its recorded forms (``_recordable``)
+            # With its recorded forms (``_recordable``) and the order.
+            kept = _PROGRAMS[key] = program, {}, order
             _PURE[key] = fn, name
             # Compiled on the background thread where there is one; the graph walks meanwhile.
             done = program.compile_ahead(_inputs(ops), values)
         entry = _SEEN[key] = [*kept, done, lazy._left(AFTER, seen)]
-    program, forms, done, left = entry
+    program, forms, order, done, left = entry
     if left:  # compiling: walked for a fixed count of sightings (``lazy._left``)
-        left = entry[3] = left - 1
+        left = entry[4] = left - 1
         if left:
             return False
     if done is not None:  # the same step switches however fast it compiled (see lazy)
         done.wait()
-        entry[2] = None
+        entry[3] = None
+    ops = [found[i] for i in order]
     grads = rec = None
     if not retain_graph:  # recorded, then run with the recorded ops before it (one program)
         flat, arity = _flat(ops, values)
@@ -198,6 +165,76 @@ def try_fused(roots, seeds, nodes, retain_graph, accumulate) -> bool:
     return True
 
 
+def _walk(roots):
+    """The graph from ``roots`` as a fused backward keys it, or None where it does not
+    qualify (see the module's docstring): its op nodes and its leaves (``AccumulateGrad``)
+    in the order first reached (from the roots, each node's edges in order: the same for
+    every graph of one structure), per op node its description's number (``_number``:
+    ints hash and compare in no time) and its edges, and the roots' edges; an edge is
+    (an op node's place, ``~j`` for the ``j``-th leaf, or None for no input; its output
+    number). One pass, in place of the engine's ``_collect`` and a sort."""
+    hooked = HOOKED[0]
+    index = {None: None}
+    found, leaves, plan = [], [], []
+    targets = []
+    for n, nr in roots:
+        i = index.get(n, _NEW)
+        if i is _NEW:
+            i = _enter(n, index, found, leaves, hooked)
+            if i is _NEW:
+                return None
+        targets.append((i, nr))
+    root_targets = tuple(targets)
+    k = 0
+    while k < len(found):  # the op nodes in the order reached, each once
+        n = found[k]
+        k += 1
+        targets = []  # a loop, not a comprehension: one or two edges, and no call
+        for m, nr in n.next_functions:
+            i = index.get(m, _NEW)
+            if i is _NEW:
+                i = _enter(m, index, found, leaves, hooked)
+                if i is _NEW:
+                    return None
+            targets.append((i, nr))
+        d = _BY_SK.get(n._sk)
+        plan.append((d if d is not None else _number(n), tuple(targets)))
+    return found, leaves, tuple(plan), root_targets
+
+
+_NEW = object()  # a node not reached before (``_walk``), or one that does not qualify
+
+
+def _enter(n, index, found, leaves, hooked):
+    """Node ``n``, reached for the first time: its place in ``_walk``'s numbering, or
+    ``_NEW`` where the graph does not qualify."""
+    # Only plain nodes: no hooks of any kind, no retain_grad, looked for once any node
+    # or tensor has had one.
+    if hooked and (n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained):
+        return _NEW
+    kind = type(n)
+    if kind is OpNode:
+        if n._freed or len(found) >= MAX_NODES:
+            return _NEW
+        heavy = _HEAVY_FN.get(n._replay[1])
+        if heavy is None:
+            heavy = _heavy(n._replay)
+        if heavy:
+            return _NEW
+        i = index[n] = len(found)
+        found.append(n)
+        return i
+    if kind is AccumulateGrad:
+        v = n.variable
+        if hooked and (v._leaf_hooks or v._post_acc_hooks) or (
+                v._grad is not None and v._grad.is_sparse):
+            return _NEW
+        i = index[n] = ~len(leaves)
+        leaves.append(n)
+        return i
+    return _NEW
+
+
 _HEAVY_FN: dict = {}  # an op node's function -> whether its op is ``_HEAVY``
 
 
@@ -212,7 +249,6 @@ def _heavy(replay) -> bool:
 
 
 _PURE: dict = {}  # graph key -> (the program's pure function, its on-disk name or None)
-_SEQ = operator.attrgetter("_seq")
 
 
 def _intact(ops) -> bool:
