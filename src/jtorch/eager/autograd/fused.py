@@ -176,30 +176,31 @@ def _walk(roots):
     hooked = HOOKED[0]
     index = {None: None}
     found, leaves, plan = [], [], []
-    targets = []
-    for n, nr in roots:
-        i = index.get(n, _NEW)
+    root_targets = _reach(roots, index, found, leaves, hooked)
+    k = 0
+    while root_targets is not None and k < len(found):  # the op nodes reached, each once
+        n = found[k]
+        k += 1
+        targets = _reach(n.next_functions, index, found, leaves, hooked)
+        if targets is None:
+            return None
+        d = _BY_SK.get(n._sk)
+        plan.append((d if d is not None else _number(n), targets))
+    return None if root_targets is None else (found, leaves, tuple(plan), root_targets)
+
+
+def _reach(edges, index, found, leaves, hooked):
+    """``edges`` as ``_walk`` numbers them, the nodes reached first here entered; None
+    where one does not qualify."""
+    targets = []  # a loop, not a comprehension: one or two edges, and no call
+    for m, nr in edges:
+        i = index.get(m, _NEW)
         if i is _NEW:
-            i = _enter(n, index, found, leaves, hooked)
+            i = _enter(m, index, found, leaves, hooked)
             if i is _NEW:
                 return None
         targets.append((i, nr))
-    root_targets = tuple(targets)
-    k = 0
-    while k < len(found):  # the op nodes in the order reached, each once
-        n = found[k]
-        k += 1
-        targets = []  # a loop, not a comprehension: one or two edges, and no call
-        for m, nr in n.next_functions:
-            i = index.get(m, _NEW)
-            if i is _NEW:
-                i = _enter(m, index, found, leaves, hooked)
-                if i is _NEW:
-                    return None
-            targets.append((i, nr))
-        d = _BY_SK.get(n._sk)
-        plan.append((d if d is not None else _number(n), tuple(targets)))
-    return found, leaves, tuple(plan), root_targets
+    return tuple(targets)
 
 
 _NEW = object()  # a node not reached before (``_walk``), or one that does not qualify
