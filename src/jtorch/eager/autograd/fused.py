@@ -190,50 +190,41 @@ def _walk(roots):
 
 
 def _reach(edges, index, found, leaves, hooked):
-    """``edges`` as ``_walk`` numbers them, the nodes reached first here entered; None
-    where one does not qualify."""
+    """``edges`` as ``_walk`` numbers them, a node reached here first entered (op nodes
+    in ``found``, leaves in ``leaves``); None where one does not qualify: a hook of any
+    kind or a retain_grad (looked for once any node or tensor has had one), a node freed,
+    heavy (``_HEAVY``) or of another kind, a sparse leaf gradient, or too many nodes."""
     targets = []  # a loop, not a comprehension: one or two edges, and no call
-    for m, nr in edges:
-        i = index.get(m, _NEW)
-        if i is _NEW:
-            i = _enter(m, index, found, leaves, hooked)
-            if i is _NEW:
+    for n, nr in edges:
+        i = index.get(n, _NEW)
+        if i is _NEW:  # first reached
+            if hooked and (n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained):
+                return None
+            kind = type(n)
+            if kind is OpNode:
+                if n._freed or len(found) >= MAX_NODES:
+                    return None
+                heavy = _HEAVY_FN.get(n._replay[1])
+                if heavy is None:
+                    heavy = _heavy(n._replay)
+                if heavy:
+                    return None
+                i = index[n] = len(found)
+                found.append(n)
+            elif kind is AccumulateGrad:
+                v = n.variable
+                if hooked and (v._leaf_hooks or v._post_acc_hooks) or (
+                        v._grad is not None and v._grad.is_sparse):
+                    return None
+                i = index[n] = ~len(leaves)
+                leaves.append(n)
+            else:
                 return None
         targets.append((i, nr))
     return tuple(targets)
 
 
-_NEW = object()  # a node not reached before (``_walk``), or one that does not qualify
-
-
-def _enter(n, index, found, leaves, hooked):
-    """Node ``n``, reached for the first time: its place in ``_walk``'s numbering, or
-    ``_NEW`` where the graph does not qualify."""
-    # Only plain nodes: no hooks of any kind, no retain_grad, looked for once any node
-    # or tensor has had one.
-    if hooked and (n._pre_hooks or n._hooks or n._node_pre_hooks or n._retained):
-        return _NEW
-    kind = type(n)
-    if kind is OpNode:
-        if n._freed or len(found) >= MAX_NODES:
-            return _NEW
-        heavy = _HEAVY_FN.get(n._replay[1])
-        if heavy is None:
-            heavy = _heavy(n._replay)
-        if heavy:
-            return _NEW
-        i = index[n] = len(found)
-        found.append(n)
-        return i
-    if kind is AccumulateGrad:
-        v = n.variable
-        if hooked and (v._leaf_hooks or v._post_acc_hooks) or (
-                v._grad is not None and v._grad.is_sparse):
-            return _NEW
-        i = index[n] = ~len(leaves)
-        leaves.append(n)
-        return i
-    return _NEW
+_NEW = object()  # a node not reached before (``_reach``)
 
 
 _HEAVY_FN: dict = {}  # an op node's function -> whether its op is ``_HEAVY``
