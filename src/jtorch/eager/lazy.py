@@ -16,8 +16,9 @@ multiply-add; so the switch comes at a fixed sighting, never when a compile happ
 be ready (``_left``). A fused segment's program returns only the results something
 outside the segment still holds (``_live``): a temporary stays inside it. A repeated
 graph's fused backward whose gradients are small records itself too (``record``: one
-op, one ``item`` op per gradient), so a training step of small ops
-(the last update, the forward, the backward) comes to run as one program.
+op, one ``item`` op per gradient) and leaves the segment open until the next op making
+an autograd node (``_Segment.ended``), so a training step of small ops (the forward, the
+backward, the update) comes to run as one program.
 
 Recorded: single-output kernels of at most ``MAX_BYTES`` (16 KiB) of result, of plain
 (non-view) tensors and Python numbers, on the main thread, without a profiler, device

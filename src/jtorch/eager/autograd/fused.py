@@ -23,8 +23,13 @@ compile was (a seeded program gives the same numbers on every run, cold or warm;
 A plain ``backward()`` (no ``retain_graph``) of such a graph whose gradients are small
 (``lazy.MAX_BYTES``) and whose nodes all recompute (recorded ops) is itself recorded into
 the lazy segment (``eager/lazy.py``), once its program has run once (for its results'
-types), and the segment runs at once: a repeated step's segment (the last update, the
-forward, this backward) then fuses into one program. Saved tensors are checked first
+types), and the segment stays open until the next op making an autograd node (the next
+step's forward): a repeated step's segment (the forward, this backward, the update) then
+fuses into one program, inside which the gradients the update reads and frees stay.
+The key is the graph's structure as ``_walk`` reaches it from the roots (one number per
+node description), so graphs of one structure share a program whatever order their ops
+were made in; the program runs the nodes in the first graph's topological order, kept
+with it. Saved tensors are checked first
 without running anything (``OpNode.saved_intact``); a value that may have changed without
 a version bump (a write through ``.data``) takes the unrecorded way, whose check
 (``check_saved``) reads it.
