@@ -444,6 +444,20 @@ def test_static_fast_path_matches_pytorch(monkeypatch):
     assert reached == ["softmax"]  # only the call missing its dim
 
 
+def test_static_fast_path_names_overloads_per_kernel():
+    """A reduction's node name follows its statics (``SumBackward0`` against
+    ``SumBackward1``), kept per kernel after the first call: repeated calls in any order
+    name as PyTorch does."""
+
+    def run(t):
+        x = t.ones(3, 4, requires_grad=True)
+        return [f(x).grad_fn.name() for _ in range(3) for f in (
+            lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.mean(), lambda x: x.mean(1),
+            lambda x: x.prod(), lambda x: x.prod(0), lambda x: x.sum((0, 1), True))]
+
+    assert run(jtorch) == run(torch)
+
+
 def test_static_fast_path_keys_true_apart_from_one():
     # std(x, 1) reduces dim 1; std(x, True) is the unbiased std of everything: True == 1
     # and both hash alike, so the kernel cache must key their types too.

@@ -64,6 +64,8 @@ class OpSpec:
         if not self.grad_name:
             camel = "".join(p.capitalize() for p in self.name.split("_"))
             self.grad_name = f"{camel}Backward0"
+        elif not isinstance(self.grad_name, str) and not hasattr(self.grad_name, "by_statics"):
+            self.grad_name.by_statics = False  # read by the fast paths (see ``numbered``)
 
     def __repr__(self) -> str:
         return f"OpSpec({self.name})"
@@ -90,8 +92,10 @@ BIN = dict(inplace=True, out=True, pointwise=True)  # a pointwise op with x.op_ 
 WRAP = dict(scalar_edges=True)  # a Python-number operand is a wrapped-scalar graph edge
 
 
-def numbered(base: str, pick):
-    """PyTorch numbers backward names per overload: SumBackward0 / SumBackward1 / ..."""
+def numbered(base: str, pick, by_statics: bool = False):
+    """PyTorch numbers backward names per overload: SumBackward0 / SumBackward1 / ...
+    ``by_statics``: ``pick`` reads the static arguments only (a binding may then keep the
+    name per kernel: ``fast_paths._unrecorded``)."""
     names: dict = {}  # overload number -> name: made once, not per recorded node
 
     def name(statics, operands) -> str:
@@ -101,6 +105,7 @@ def numbered(base: str, pick):
             text = names[n] = f"{base}Backward{n}"
         return text
 
+    name.by_statics = by_statics
     return name
 
 

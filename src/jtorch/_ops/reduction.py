@@ -11,12 +11,13 @@ from ..functional import statistics as St
 
 _BY_DIM = lambda s, o: int(s.get("dim") is not None)  # noqa: E731
 _DIMS = ("dim", "keepdim", "dtype")
-op("sum", R.sum, static=_DIMS, saves="none", out=True, grad_name=numbered("Sum", _BY_DIM))
+op("sum", R.sum, static=_DIMS, saves="none", out=True,
+   grad_name=numbered("Sum", _BY_DIM, by_statics=True))
 op("nansum", R.nansum, static=_DIMS, out=True)
 op("mean", R.mean, static=_DIMS, saves="none", out=True,
-   grad_name=numbered("Mean", _BY_DIM))
+   grad_name=numbered("Mean", _BY_DIM, by_statics=True))
 op("nanmean", R.nanmean, static=_DIMS, out=True, grad_name="DivBackward0")
-op("prod", R.prod, static=_DIMS, out=True, grad_name=numbered("Prod", _BY_DIM))
+op("prod", R.prod, static=_DIMS, out=True, grad_name=numbered("Prod", _BY_DIM, by_statics=True))
 op("max_all", R.max, function=False, method=False, grad_name="MaxBackward1", out=True)
 op("min_all", R.min, function=False, method=False, grad_name="MinBackward1", out=True)
 op("max_dim", R.max_dim, static=("dim", "keepdim"), function=False, method=False,

@@ -48,6 +48,7 @@ _LANE: dict = {}
 _PARAM = Tensor
 _MISSING = inspect.Parameter.empty
 _MISS = object()  # a fast path's "not mine: ask call"
+_NAMED: dict = {}  # a kernel entry's number -> its node's name, where statics decide it
 
 
 def _op_fn(spec, names, lens, statics):
@@ -543,7 +544,15 @@ def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=
     if grad:
         name = spec.grad_name
         if type(name) is not str:  # an overload's name (``SumBackward1``), resolved now
-            name = name(dict(zip(spec.static, statics)), dict(zip(names, full)))
+            if name.by_statics:  # once per kernel entry (its statics': ``numbered``)
+                named = _NAMED.get(entry[4])
+                if named is None:
+                    if len(_NAMED) >= 4096:
+                        _NAMED.clear()
+                    named = _NAMED[entry[4]] = name(dict(zip(spec.static, statics)), {})
+                name = named
+            else:
+                name = name(dict(zip(spec.static, statics)), dict(zip(names, full)))
         return grad_lane(spec, entry, args, vals, name)
     if PLACEMENT.blocking:
         return None
