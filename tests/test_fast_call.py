@@ -444,16 +444,17 @@ def test_static_fast_path_matches_pytorch(monkeypatch):
     assert reached == ["softmax"]  # only the call missing its dim
 
 
-def test_static_fast_path_names_overloads_per_kernel():
+def test_fast_paths_name_overloads_per_kernel():
     """A reduction's node name follows its statics (``SumBackward0`` against
-    ``SumBackward1``), kept per kernel after the first call: repeated calls in any order
-    name as PyTorch does."""
+    ``SumBackward1``), a power's its operands' kinds (``PowBackward0/1/2``), each kept per
+    kernel after the first call: repeated calls in any order name as PyTorch does."""
 
     def run(t):
         x = t.ones(3, 4, requires_grad=True)
         return [f(x).grad_fn.name() for _ in range(3) for f in (
             lambda x: x.sum(), lambda x: x.sum(0), lambda x: x.mean(), lambda x: x.mean(1),
-            lambda x: x.prod(), lambda x: x.prod(0), lambda x: x.sum((0, 1), True))]
+            lambda x: x.prod(), lambda x: x.prod(0), lambda x: x.sum((0, 1), True),
+            lambda x: x ** 2, lambda x: x ** x, lambda x: 2 ** x, lambda x: x.pow(3.0))]
 
     assert run(jtorch) == run(torch)
 

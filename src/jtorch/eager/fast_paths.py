@@ -453,9 +453,9 @@ def fast_checked_call(spec, cache, names, args):
                 break
         else:
             mkey = tuple(mkey)
-            entry = cache.get(mkey)
-            if entry is not None:  # passed the check for these types before
-                return _checked_run(spec, entry, names, args)
+            hit = cache.get(mkey)
+            if hit is not None:  # passed the check for these types before: (entry, name)
+                return _checked_run(spec, hit[0], names, args, hit[1])
     for a in args:
         if not isinstance(a, Tensor) and type(a) is not float and type(a) is not int:
             return _MISS
@@ -477,12 +477,16 @@ def fast_checked_call(spec, cache, names, args):
     if typed and type(mkey) is tuple:
         if len(cache) >= 256:
             cache.clear()
-        cache[mkey] = entry
+        # The node's name too: an overload's (``PowBackward0/1/2``) follows from which
+        # operands are numbers, as the check and constants do (``by_types``).
+        name = spec.grad_name
+        cache[mkey] = entry, name if type(name) is str else name({}, operands)
     return _checked_run(spec, entry, names, args)
 
 
-def _checked_run(spec, entry, names, args):
-    """``fast_checked_call``'s run of its kernel ``entry`` on ``args``, checked."""
+def _checked_run(spec, entry, names, args, name=None):
+    """``fast_checked_call``'s run of its kernel ``entry`` on ``args``, checked; ``name``:
+    the node's, where the caller knows it."""
     key, fn, kernel, keep, top, lane = entry
     if len(keep) == len(args):
         leaves = args
@@ -490,9 +494,10 @@ def _checked_run(spec, entry, names, args):
         leaves = (args[keep[0]],)
     else:
         leaves = tuple(map(args.__getitem__, keep))
-    result = _unrecorded(lane, leaves, True, spec, (), names, args)
+    result = _unrecorded(lane, leaves, True, spec, (), names, args, name)
     if result is None:
-        name = spec.grad_name
+        if name is None:
+            name = spec.grad_name
         if type(name) is not str:  # resolved only if a node is recorded
             name = _name_thunk(name, (), (), names, args)
         result = dispatch.run(key, fn, leaves, name, spec.saves, spec.scalar_edges, kernel)
@@ -517,14 +522,15 @@ def _checked_entry(spec, names, picked, consts):
     return key, fn, kernel, keep, top, lazy.entry(key, fn, kernel, top)
 
 
-def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=()):
+def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=(), name=None):
     """The lane's case for the static and checked fast paths, None where it does not
     apply: plain tensors (no view, none needing a gradient) and Python numbers, no launch
     waited for; the top-level jit runs on the values (numbers as ``dispatch.run`` passes
     them), without ``run``'s operand loop, ``_forward`` and the kernel wrapper. Given the
     op's ``spec``, its ``statics`` and all its operands by name (``names``, ``full``: a
     checked op's ``args`` lack its constants), plain tensors of which some need a gradient
-    (none a view) go to ``grad_lane`` (``x.pow(2)``, ``loss.sum()`` in a training step)."""
+    (none a view) go to ``grad_lane`` (``x.pow(2)``, ``loss.sum()`` in a training step),
+    the node named ``name`` where the caller knows it."""
     enabled = grad_mode._state.enabled
     vals, grad = [], False
     for a in args:
@@ -542,7 +548,8 @@ def _unrecorded(entry, args, record=True, spec=None, statics=(), names=(), full=
         else:
             return None
     if grad:
-        name = spec.grad_name
+        if name is None:
+            name = spec.grad_name
         if type(name) is not str:  # an overload's name (``SumBackward1``), resolved now
             if name.by_statics:  # once per kernel entry (its statics': ``numbered``)
                 named = _NAMED.get(entry[4])
