@@ -97,7 +97,7 @@ class _Segment:
         # credited to it (looked up only where its own signature has not fused).
         self.prior = 0
         # A backward was recorded (``record``): the next op making an autograd node (the
-        # next step's forward) or recorded backward runs the segment first (``end``).
+        # next step's forward) or recorded backward runs the segment first (``flush``).
         self.ended = False
 
 
