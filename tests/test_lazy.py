@@ -356,17 +356,7 @@ def test_the_update_after_a_recorded_backward_joins_its_segment(monkeypatch):
     monkeypatch.setattr(fused, "AFTER", 2)
 
     def fit(t):
-        x = t.linspace(-math.pi, math.pi, 200)
-        y = t.sin(x)
-        a, b, c, d = (t.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
-        for _ in range(12):
-            loss = ((a + b * x + c * x**2 + d * x**3) - y).pow(2).sum()
-            loss.backward()
-            with t.no_grad():
-                for p in (a, b, c, d):
-                    p -= 1e-5 * p.grad
-                    p.grad = None
-        return [v.item() for v in (loss, a, b, c, d)]
+        return _cubic_fit(12, 0, t, points=200, lr=1e-5)
 
     np.testing.assert_allclose(fit(jtorch), fit(torch), rtol=1e-5)
     # The step's segment: 11 forward ops, the backward and its 4 gradients, 8 update ops.
@@ -450,20 +440,22 @@ def _fma_steps(steps=12, pause=0.05):
     return x.numpy()
 
 
-def _cubic_fit(steps=12, pause=0.05):
+def _cubic_fit(steps=12, pause=0.05, t=jtorch, points=256, lr=1e-3):
     """The polynomial fit's step (forward, backward, updates) on float32, ``pause``
-    seconds per step: its fused backward's program and its segments' switch too."""
-    x = jtorch.linspace(-math.pi, math.pi, 256)
-    y = jtorch.sin(x)
-    a, b, c, d = (jtorch.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
+    seconds per step: its fused backward's program and its segments' switch too. The
+    coefficients at the end, from library ``t``."""
+    x = t.linspace(-math.pi, math.pi, points)
+    y = t.sin(x)
+    a, b, c, d = (t.tensor(v, requires_grad=True) for v in (0.1, -0.4, 0.25, 0.7))
     for _ in range(steps):
         loss = ((a + b * x + c * x**2 + d * x**3) - y).pow(2).sum()
         loss.backward()
-        with jtorch.no_grad():
+        with t.no_grad():
             for p in (a, b, c, d):
-                p -= 1e-3 * p.grad
+                p -= lr * p.grad
                 p.grad = None
-        time.sleep(pause)
+        if pause:
+            time.sleep(pause)
     return np.array([p.item() for p in (a, b, c, d)])
 
 
