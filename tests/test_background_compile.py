@@ -328,3 +328,49 @@ def test_numpy_and_xla_add_gradients_alike(dtype):
             for _ in range(2))
     host = np.add(np.asarray(a), np.asarray(b))
     assert np.array_equal(host.view(np.uint8), np.asarray(engine._add(a, b)).view(np.uint8))
+
+
+def _many_uses(t, dtype, steps=19):
+    """One weight used ``steps`` times (an RNN cell stepped through time): its node's input
+    gets ``steps`` gradients, the hidden state's two per step."""
+    rng = np.random.default_rng(steps)
+    dt = getattr(t, dtype)
+    w = t.tensor(rng.standard_normal((4, 4)) * 0.5, dtype=dt, requires_grad=True)
+    h = t.tensor(rng.standard_normal((3, 4)), dtype=dt, requires_grad=True)
+    total = 0
+    for _ in range(steps):
+        h = (h @ w).tanh() + h * 0.5
+        total = total + h.sum()
+    total.backward()
+    return w.grad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("bg", [True, False])
+def test_many_gradients_of_one_input_sum_in_order(dtype, bg, monkeypatch):
+    """A weight's 19 gradients are summed 8 at a time (one program each, NumPy's while it
+    compiles): the same bits as summing them one by one, and PyTorch's values."""
+    from jtorch.eager.autograd import engine
+
+    monkeypatch.setattr(_kernels, "BACKGROUND", bg)
+    _kernels.wait_ahead()
+    calls = []
+    parts = engine._add_parts
+
+    def counted(*xs):
+        calls.append(len(xs))
+        return parts(*xs)
+
+    counted.compile_ahead = parts.compile_ahead
+    monkeypatch.setattr(engine, "_add_parts", counted)
+    batched = _many_uses(jtorch, dtype)
+    monkeypatch.setattr(engine, "_PARTS", 10**9)  # one add per gradient, as before
+    one_by_one = _many_uses(jtorch, dtype)
+    assert np.array_equal(batched.numpy().view(np.uint8), one_by_one.numpy().view(np.uint8))
+    tol = {"float16": 1e-2, "float32": 1e-5, "float64": 1e-12}[dtype]
+    assert_same(_many_uses(torch, dtype), batched, rtol=tol, atol=tol)
+    # float16 is summed one add at a time (a program of adds could skip the roundings).
+    if dtype == "float16":
+        assert calls == []
+    elif not bg:  # (with the thread, NumPy's sums while the program compiles)
+        assert calls == [8, 8]  # w: 19 = 8 + (7 more) + 4 left, added pairwise
