@@ -180,3 +180,19 @@ def test_cpu_module():
                                       "avx", "avx2", "fma3")})
 
     check(prog)
+
+
+@pytest.mark.parametrize("flag, frozen", [(None, True), ("0", False)])
+def test_the_import_freezes_what_it_made_for_the_collector(flag, frozen):
+    """``import jtorch`` moves the objects it made to the collector's permanent generation
+    (full collections skip JAX's modules); ``JTORCH_GC_FREEZE=0`` keeps the collector as
+    it was. Objects made afterwards are collected as ever."""
+    env = {k: v for k, v in os.environ.items() if k != "JTORCH_GC_FREEZE"}
+    if flag is not None:
+        env["JTORCH_GC_FREEZE"] = flag
+    code = ("import gc, weakref\nimport jtorch\nfrozen = gc.get_freeze_count()\n"
+            "class A: pass\na = A(); a.me = a; r = weakref.ref(a); del a\ngc.collect()\n"
+            "print(frozen > 10000, r() is None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True)
+    assert out.stdout.split() == [str(frozen), "True"]
