@@ -180,6 +180,19 @@ def test_next_functions_shared_leaf():
     check(prog)
 
 
+def test_a_leaf_used_many_times_shares_one_edge():
+    # jtorch's own: the edge into a leaf's AccumulateGrad is one tuple, made once (a weight
+    # is an edge of every node using it; each tuple is an object the collector walks).
+    import jtorch
+
+    w = jtorch.ones(3, requires_grad=True)
+    big = jtorch.ones(5000, 3)  # past the recorded ops' size: the dispatcher's path
+    ys = [w * float(i) for i in range(3)] + [w.exp(), big * w, w.sum()]
+    edges = [y.grad_fn.next_functions[-1 if y.dim() == 2 else 0] for y in ys]
+    assert all(e is edges[0] for e in edges)
+    assert edges[0][0].variable is w and edges[0][1] == 0
+
+
 def test_next_functions_wrapped_scalar():
     def prog(torch):
         x = _x(torch)

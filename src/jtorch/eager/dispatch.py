@@ -305,7 +305,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
                         edges.append((node, a._output_nr))
                     else:  # a leaf: its AccumulateGrad, made on first use
                         acc = a._grad_acc
-                        edges.append((acc, 0) if acc is not None else a._edge())
+                        edges.append(acc.edge if acc is not None else a._edge())
                 else:
                     edges.append(a._edge())
             elif a.dtype._kind >= 2 or scalar_edges and i < 2:  # add's int operand too
@@ -313,7 +313,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
                 # The value too: a write through ``.data`` changes it without a version.
                 vc = a._vc
-                saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
+                saved.append((vc, vc.version, a.dtype, a._shape, a, 0, vals[i]))
         elif scalar_edges is True and i < 2 and isinstance(a, _NUMBER):
             edges.append((None, 0))
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
@@ -339,7 +339,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             t._grad_fn, t._output_nr = node, nr
             if save_out:
                 st = t._storage
-                saved.append((t._vc, t._vc.version, (t.dtype, t._shape, st, nr),
+                saved.append((t._vc, t._vc.version, t.dtype, t._shape, st, nr,
                               st.pending if type(st) is LazyStorage else st.value))
     if lz:
         node._pending = True

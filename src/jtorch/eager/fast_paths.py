@@ -253,7 +253,7 @@ def grad_lane(spec, e, args, vals, name=None):
                     edges.append((node, a._output_nr))
                 else:  # a leaf: its AccumulateGrad, made on first use
                     acc = a._grad_acc
-                    edges.append((acc, 0) if acc is not None else a._edge())
+                    edges.append(acc.edge if acc is not None else a._edge())
             elif a.dtype._kind >= 2 or scalar_edges and i < 2:  # add's int operand too
                 edges.append((None, 0))
         elif scalar_edges is True and i < 2:  # a Python number (the lane takes no other)
@@ -284,7 +284,7 @@ def grad_lane(spec, e, args, vals, name=None):
         for i, a in enumerate(args):
             if i != alone and isinstance(a, Tensor):
                 vc = a._vc
-                saved.append((vc, vc.version, (a.dtype, a._shape, a, 0), vals[i]))
+                saved.append((vc, vc.version, a.dtype, a._shape, a, 0, vals[i]))
     if type(name) is not str:  # an overload-dependent name
         name = name({}, dict(zip(key[1], args)))
     t = wrap(p)

@@ -421,7 +421,7 @@ class Tensor:
         acc = self._grad_acc
         if acc is None:
             acc = self._grad_acc = AccumulateGrad(self)
-        return acc, 0
+        return acc.edge
 
     @classmethod
     def _saved_input(cls, value, edge):

@@ -393,9 +393,8 @@ def _move_saved_output(node, result: Tensor, t: Tensor) -> None:
     if saved:
         st = t._storage  # the saved output now lives in t (its value checked there)
         node._saved = [
-            (t._vc, t._vc.version, (*desc[:2], st, desc[3]), st.value) if vc is result._vc
-            else (vc, ver, desc, value)
-            for vc, ver, desc, value in saved
+            (t._vc, t._vc.version, *e[2:4], st, e[5], st.value) if e[0] is result._vc else e
+            for e in saved
         ]
 
 

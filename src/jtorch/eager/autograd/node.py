@@ -42,7 +42,7 @@ def _conj(x):
 
 _apply_vjp = _kernels.jit(torch_vjp)
 _apply_vjp_full = _kernels.jit(torch_vjp, full_opt=True, conv=True)  # convolutions' and pooling's
-_RELEASED = ((None, None, "released", None),)  # truthy: a released node stays "freed"
+_RELEASED = ((None, None, None, None, "released", 0, None),)  # truthy: stays "freed"
 
 
 # Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
@@ -168,15 +168,15 @@ class OpNode(Node):
         if self._pending:
             self._resolve()
         stale = None
-        for vc, version, desc, value in self._saved:
+        for entry in self._saved:
+            vc, version, _, _, src, nr, value = entry
             if vc.version != version:
-                raise modified_error(vc.version, version, *self._describe(desc))
+                raise modified_error(vc.version, version, *self._describe(entry))
             # An ndarray value is a host copy dispatch._same_device made: never identical.
-            src = desc[2]
             if value is not None and (src.value if isinstance(src, Storage) else src._value) \
                     is not value and type(value) is not np.ndarray:
                 stale = [] if stale is None else stale
-                stale.append((desc, value))
+                stale.append((src, nr, value))
         if stale is not None:
             self._recompute(stale)
 
@@ -186,12 +186,12 @@ class OpNode(Node):
         value may have changed without one (``check_saved`` then looks closer)."""
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        for vc, version, desc, value in self._saved:
+        for entry in self._saved:
+            vc, version, _, _, src, _, value = entry
             if vc.version != version:
-                raise modified_error(vc.version, version, *self._describe(desc))
+                raise modified_error(vc.version, version, *self._describe(entry))
             if value is None or type(value) is np.ndarray:
                 continue
-            src = desc[2]
             if not isinstance(src, Storage):
                 if type(src) is weakref.ref or src._chain:
                     return False
@@ -213,10 +213,11 @@ class OpNode(Node):
                 a = v.array  # its segment has run, mostly (a backward runs it first)
                 vals[i] = a if a is not None else array(v)
         saved = self._saved
-        for i, (vc, ver, desc, v) in enumerate(saved):
+        for i, entry in enumerate(saved):
+            v = entry[6]
             if type(v) is Pending:
                 a = v.array
-                saved[i] = (vc, ver, desc, a if a is not None else array(v))
+                saved[i] = (*entry[:6], a if a is not None else array(v))
         self._pending = False
 
     def _recompute(self, stale) -> None:
@@ -226,7 +227,7 @@ class OpNode(Node):
         from ..dispatch import _vjp_kernel
 
         fresh = {}
-        for (_, _, src, nr), value in stale:
+        for src, nr, value in stale:
             if isinstance(src, Storage):
                 raise RuntimeError(
                     f"jtorch cannot differentiate {self.name()}: its output {nr}, saved for "
@@ -238,13 +239,13 @@ class OpNode(Node):
         if self._vjp is not None:
             _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
         self._replay = (key, fn, vals, diff_idx, saves)
-        self._saved = [(vc, ver, desc, fresh.get(id(v), v)) for vc, ver, desc, v in self._saved]
+        self._saved = [(*e[:6], fresh.get(id(e[6]), e[6])) for e in self._saved]
 
-    def _describe(self, desc):
+    def _describe(self, entry):
         """(text, producing node, output_nr) of a saved entry, for the error message."""
-        if isinstance(desc, str):
-            return desc, None, 0
-        dtype, shape, src, nr = desc
+        _, _, dtype, shape, src, nr, _ = entry
+        if isinstance(src, str):
+            return src, None, 0
         text = f"torch.{D.legacy_name(dtype)}Tensor {list(shape)}"
         if src is None or isinstance(src, Storage):  # a saved output: PyTorch names its node
             return text, self, nr
@@ -260,13 +261,12 @@ class OpNode(Node):
         second backward after release raises). Only the first entry goes: ``y.mul_(y)``
         also saved ``y`` as ``other``, which PyTorch rejects on backward.
         """
-        for i, (saved_vc, v, desc, _) in enumerate(self._saved):
+        for i, (saved_vc, v, dtype, shape, src, nr, _) in enumerate(self._saved):
             if saved_vc is vc and v == version:
                 # A weak reference: the tensor now holds this node as its grad_fn.
-                src = desc[2]
                 if src is not None and type(src) is not Storage:
-                    desc = (*desc[:2], weakref.ref(src), desc[3])
-                self._saved[i] = (_CLONED, 0, desc, None)
+                    src = weakref.ref(src)
+                self._saved[i] = (_CLONED, 0, dtype, shape, src, nr, None)
                 return
 
     def release(self) -> None:
@@ -342,9 +342,10 @@ def op_node(name, vjp, edges, diff_edges, out_meta, saved, replay) -> OpNode:
     n._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
     # A tuple, per output: (shape, np dtype) or None when not differentiable.
     n._out_meta = out_meta
-    # [(VersionCounter, version, (dtype, shape, source, nr), value)]: a saved input's
+    # [(VersionCounter, version, dtype, shape, source, nr, value)]: a saved input's
     # source is the tensor, a saved output's its Storage; value is what the VJP read
-    # (None: not compared, a clone in PyTorch).
+    # (None: not compared, a clone in PyTorch). One flat tuple per entry: a graph holds
+    # one per saved operand, each a tracked object the garbage collector walks.
     n._saved = saved
     n._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
     return n
@@ -394,6 +395,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        # The edge into it, made once: a leaf such as a weight is an edge of every node
+        # using it (an LSTM cell's four weights, each step of a thousand).
+        self.edge = (self, 0)
 
 
 def describe(t) -> str:
