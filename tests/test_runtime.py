@@ -196,3 +196,27 @@ def test_the_import_freezes_what_it_made_for_the_collector(flag, frozen):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          check=True)
     assert out.stdout.split() == [str(frozen), "True"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="inline attribute values: CPython 3.11+")
+def test_tensors_keep_their_attributes_inline():
+    """jtorch's own: a tensor's attributes stay in the instance's inline values, never a
+    ``__dict__`` object (slower reads, one more object for the collector): every name the
+    tensor machinery stores is in ``Tensor``'s shared keys from the class's first
+    instance (``tensor.share_attribute_names``), whatever was made since."""
+    import gc
+
+    import jtorch
+
+    def has_dict(o):
+        return any(type(r) is dict for r in gc.get_referents(o))
+
+    x = jtorch.linspace(0, 1, 12, requires_grad=True)
+    h, c = jtorch.nn.LSTMCell(2, 3)(jtorch.ones(1, 2))  # a node's outputs 0 and 1
+    bn = jtorch.nn.BatchNorm1d(3)
+    bn(jtorch.ones(4, 3))
+    view = x[3:9]  # a view: offset, cached value
+    (view * 2).sum().backward()  # the leaf's AccumulateGrad and .grad
+    made = [x, h, c, view, view._value, bn.weight, bn.running_mean, x.grad]
+    assert view._offset == 3 and h.grad_fn is c.grad_fn and c.output_nr == 1
+    assert [has_dict(t) for t in made if isinstance(t, jtorch.Tensor)] == [False] * 7

@@ -597,6 +597,29 @@ def retyped(t: Tensor, cls: type) -> Tensor:
     return out
 
 
+# The attributes the tensor machinery stores on instances, the most read first.
+_INSTANCE_ATTRIBUTES = (
+    "_chain", "_base", "_stride", "_grad_fn", "_requires_grad", "_storage", "_vc", "_shape",
+    "dtype", "_output_nr", "_offset", "_cache", "_cache_src", "_view_version", "_grad_acc",
+    "_grad", "_retains_grad", "_inference", "_leaf_hooks", "_post_acc_hooks", "_is_buffer",
+    "persistent")
+
+
+def share_attribute_names(cls: type) -> None:
+    """Give ``cls``'s instances room for every attribute above in their inline values.
+
+    CPython 3.11 keeps an instance's attributes in an array indexed by its class's shared
+    key table, which takes new names only while it has room, and each new instance takes
+    some of that room: the names set on the first few instances are all it ever holds. A
+    name it lacks (a multi-output op's ``_output_nr``, a view's ``_offset``) makes that
+    tensor a ``__dict__``, whose reads cost about three times as much and which the
+    garbage collector walks (the LBFGS sine program: 5 such dicts per time step). So the
+    class's first instance, made here before any other, stores all of them."""
+    t = _new(cls)
+    for name in _INSTANCE_ATTRIBUTES:
+        _setattr(t, name, None)
+
+
 def set_attributes(t: Tensor, state: dict) -> None:
     """``t.__dict__.update(state)`` without making ``t`` a ``__dict__`` (see ``retyped``)."""
     for k, v in state.items():
@@ -604,6 +627,7 @@ def set_attributes(t: Tensor, state: dict) -> None:
 
 
 _setattr = object.__setattr__
+share_attribute_names(Tensor)
 
 
 def _alias(t: Tensor, share_version: bool) -> Tensor:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..eager import fast_paths
-from ..eager.tensor import Tensor, retyped, set_attributes
+from ..eager.tensor import Tensor, retyped, set_attributes, share_attribute_names
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
@@ -61,6 +61,7 @@ class Parameter(Tensor):
 
 
 fast_paths._PARAM = Parameter  # the lanes take it as a plain tensor (it changes no op)
+share_attribute_names(Parameter)
 
 
 def _is_tensor_slot(name: str) -> bool:
