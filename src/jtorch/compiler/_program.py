@@ -450,7 +450,7 @@ def region_node(prog, vjp, tensors, diff_outs, leaves, name="CompiledFunctionBac
         t = tensors[b[1]] if isinstance(b, tuple) else b
         edges.append(t._edge())
         # No value to compare: the region's VJP keeps its own residuals (see OpNode._saved).
-        saved.append((t._vc, t._vc.version, t.dtype, t._shape, weakref.ref(t), 0, None))
+        saved += (t._vc, t._vc.version, t.dtype, t._shape, weakref.ref(t), 0, None)
     meta = tuple((v.shape, v.dtype) for v in diff_outs)
     diff_idx = tuple(range(len(edges)))
     replay = (("compiled", id(prog)), prog.diff_fn, tuple(leaves), diff_idx, diff_idx)

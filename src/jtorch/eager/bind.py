@@ -33,6 +33,7 @@ from .fast_paths import (
 from .tensor import Size, Tensor
 
 _SEQ, _NUMPY = (list, tuple), (np.generic, np.ndarray)
+_KEYS: dict = {}  # ``call``'s kernel key -> (that key as first made, its pure function)
 
 
 def _freeze(x):
@@ -79,9 +80,16 @@ def call(spec, names, vals, statics, out=None):
     # The default dtype is read while tracing (int -> float results), so it keys the kernel.
     key = (spec.name, names, tuple(lens), statics,
            tuple(type(s) is bool for s in statics) if statics else (), _dtypes._default[0])
-    fn = _FNS.get(key)
-    if fn is None:
-        fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
+    hit = _KEYS.get(key)
+    if hit is None:
+        fn = _FNS.get(key)
+        if fn is None:
+            fn = _FNS[key] = _op_fn(spec, names, tuple(lens), statics)
+        hit = _KEYS[key] = (key, fn)
+    # The first call's key object: the nodes of a thousand calls (an LSTM cell through
+    # time, whose tuple argument keeps it off the fast paths) share it, one object less
+    # each for the garbage collector to walk.
+    key, fn = hit
     if out is not None:
         return _write_out(spec, out, key, fn, leaves)
     name = spec.grad_name

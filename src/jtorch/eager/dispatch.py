@@ -313,7 +313,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             if save_all or (others and (len(diff_idx) > 1 or diff_idx[0] != i)):
                 # The value too: a write through ``.data`` changes it without a version.
                 vc = a._vc
-                saved.append((vc, vc.version, a.dtype, a._shape, a, 0, vals[i]))
+                saved += (vc, vc.version, a.dtype, a._shape, a, 0, vals[i])
         elif scalar_edges is True and i < 2 and isinstance(a, _NUMBER):
             edges.append((None, 0))
     if type(name) is not str:  # an overload-dependent name, computed only when recorded
@@ -339,8 +339,8 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
             t._grad_fn, t._output_nr = node, nr
             if save_out:
                 st = t._storage
-                saved.append((t._vc, t._vc.version, t.dtype, t._shape, st, nr,
-                              st.pending if type(st) is LazyStorage else st.value))
+                saved += (t._vc, t._vc.version, t.dtype, t._shape, st, nr,
+                          st.pending if type(st) is LazyStorage else st.value)
     if lz:
         node._pending = True
     return tuple(outs) if multi else outs[0]

@@ -284,7 +284,7 @@ def grad_lane(spec, e, args, vals, name=None):
         for i, a in enumerate(args):
             if i != alone and isinstance(a, Tensor):
                 vc = a._vc
-                saved.append((vc, vc.version, a.dtype, a._shape, a, 0, vals[i]))
+                saved += (vc, vc.version, a.dtype, a._shape, a, 0, vals[i])
     if type(name) is not str:  # an overload-dependent name
         name = name({}, dict(zip(key[1], args)))
     t = wrap(p)

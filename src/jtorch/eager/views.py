@@ -20,6 +20,7 @@ from ..functional import shape as S
 from ..functional.elementwise import to_dtype
 from . import dispatch, hooks, lazy
 from .autograd import grad_mode
+from .autograd.node import ENTRY
 from .fast_paths import _unrecorded
 from .storage import LazyStorage
 from .tensor import Tensor
@@ -392,10 +393,11 @@ def _move_saved_output(node, result: Tensor, t: Tensor) -> None:
     saved = getattr(node, "_saved", None)
     if saved:
         st = t._storage  # the saved output now lives in t (its value checked there)
-        node._saved = [
-            (t._vc, t._vc.version, *e[2:4], st, e[5], st.value) if e[0] is result._vc else e
-            for e in saved
-        ]
+        saved = node._saved = list(saved)
+        for j in range(0, len(saved), ENTRY):
+            if saved[j] is result._vc:
+                saved[j], saved[j + 1], saved[j + 4], saved[j + 6] = (
+                    t._vc, t._vc.version, st, st.value)
 
 
 def resize_(t: Tensor, shape) -> None:

@@ -42,7 +42,8 @@ def _conj(x):
 
 _apply_vjp = _kernels.jit(torch_vjp)
 _apply_vjp_full = _kernels.jit(torch_vjp, full_opt=True, conv=True)  # convolutions' and pooling's
-_RELEASED = ((None, None, None, None, "released", 0, None),)  # truthy: stays "freed"
+_RELEASED = (None, None, None, None, "released", 0, None)  # truthy: stays "freed"
+ENTRY = 7  # the fields of one saved entry in ``OpNode._saved`` (see ``op_node``)
 
 
 # Nodes PyTorch hand-writes in C++ (not generated from derivatives.yaml) report their
@@ -167,16 +168,19 @@ class OpNode(Node):
             raise RuntimeError(FREED_MSG)
         if self._pending:
             self._resolve()
-        stale = None
-        for entry in self._saved:
-            vc, version, _, _, src, nr, value = entry
+        stale, saved = None, self._saved
+        for j in range(0, len(saved), ENTRY):
+            vc, version = saved[j], saved[j + 1]
             if vc.version != version:
-                raise modified_error(vc.version, version, *self._describe(entry))
+                raise modified_error(vc.version, version, *self._describe(j))
             # An ndarray value is a host copy dispatch._same_device made: never identical.
-            if value is not None and (src.value if isinstance(src, Storage) else src._value) \
-                    is not value and type(value) is not np.ndarray:
-                stale = [] if stale is None else stale
-                stale.append((src, nr, value))
+            value = saved[j + 6]
+            if value is not None:
+                src = saved[j + 4]
+                if (src.value if isinstance(src, Storage) else src._value) is not value \
+                        and type(value) is not np.ndarray:
+                    stale = [] if stale is None else stale
+                    stale.append((src, saved[j + 5], value))
         if stale is not None:
             self._recompute(stale)
 
@@ -186,12 +190,15 @@ class OpNode(Node):
         value may have changed without one (``check_saved`` then looks closer)."""
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        for entry in self._saved:
-            vc, version, _, _, src, _, value = entry
+        saved = self._saved
+        for j in range(0, len(saved), ENTRY):
+            vc, version = saved[j], saved[j + 1]
             if vc.version != version:
-                raise modified_error(vc.version, version, *self._describe(entry))
+                raise modified_error(vc.version, version, *self._describe(j))
+            value = saved[j + 6]
             if value is None or type(value) is np.ndarray:
                 continue
+            src = saved[j + 4]
             if not isinstance(src, Storage):
                 if type(src) is weakref.ref or src._chain:
                     return False
@@ -213,11 +220,11 @@ class OpNode(Node):
                 a = v.array  # its segment has run, mostly (a backward runs it first)
                 vals[i] = a if a is not None else array(v)
         saved = self._saved
-        for i, entry in enumerate(saved):
-            v = entry[6]
+        for j in range(6, len(saved), ENTRY):
+            v = saved[j]
             if type(v) is Pending:
                 a = v.array
-                saved[i] = (*entry[:6], a if a is not None else array(v))
+                saved[j] = a if a is not None else array(v)
         self._pending = False
 
     def _recompute(self, stale) -> None:
@@ -239,11 +246,14 @@ class OpNode(Node):
         if self._vjp is not None:
             _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
         self._replay = (key, fn, vals, diff_idx, saves)
-        self._saved = [(*e[:6], fresh.get(id(e[6]), e[6])) for e in self._saved]
+        saved = self._saved = list(self._saved)
+        for j in range(6, len(saved), ENTRY):
+            saved[j] = fresh.get(id(saved[j]), saved[j])
 
-    def _describe(self, entry):
-        """(text, producing node, output_nr) of a saved entry, for the error message."""
-        _, _, dtype, shape, src, nr, _ = entry
+    def _describe(self, j):
+        """(text, producing node, output_nr) of the saved entry at ``_saved[j]``, for the
+        error message."""
+        dtype, shape, src, nr = self._saved[j + 2:j + 6]
         if isinstance(src, str):
             return src, None, 0
         text = f"torch.{D.legacy_name(dtype)}Tensor {list(shape)}"
@@ -261,12 +271,14 @@ class OpNode(Node):
         second backward after release raises). Only the first entry goes: ``y.mul_(y)``
         also saved ``y`` as ``other``, which PyTorch rejects on backward.
         """
-        for i, (saved_vc, v, dtype, shape, src, nr, _) in enumerate(self._saved):
-            if saved_vc is vc and v == version:
+        saved = self._saved
+        for j in range(0, len(saved), ENTRY):
+            if saved[j] is vc and saved[j + 1] == version:
                 # A weak reference: the tensor now holds this node as its grad_fn.
+                src = saved[j + 4]
                 if src is not None and type(src) is not Storage:
-                    src = weakref.ref(src)
-                self._saved[i] = (_CLONED, 0, dtype, shape, src, nr, None)
+                    saved[j + 4] = weakref.ref(src)
+                saved[j], saved[j + 1], saved[j + 6] = _CLONED, 0, None
                 return
 
     def release(self) -> None:
@@ -342,10 +354,11 @@ def op_node(name, vjp, edges, diff_edges, out_meta, saved, replay) -> OpNode:
     n._diff_edges = diff_edges  # positions in next_functions the VJP returns grads for
     # A tuple, per output: (shape, np dtype) or None when not differentiable.
     n._out_meta = out_meta
-    # [(VersionCounter, version, dtype, shape, source, nr, value)]: a saved input's
-    # source is the tensor, a saved output's its Storage; value is what the VJP read
-    # (None: not compared, a clone in PyTorch). One flat tuple per entry: a graph holds
-    # one per saved operand, each a tracked object the garbage collector walks.
+    # [VersionCounter, version, dtype, shape, source, nr, value, ...]: ``ENTRY`` fields
+    # per saved operand, one flat list (a tuple per entry was one more object per operand
+    # for the garbage collector to walk, an LSTM step's graph holding 17). A saved
+    # input's source is the tensor, a saved output's its Storage; value is what the VJP
+    # read (None: not compared, a clone in PyTorch).
     n._saved = saved
     n._replay = replay  # (key, fn, leaves, diff_idx, saves): to re-record the VJP
     return n
