@@ -372,6 +372,35 @@ def test_cells(cell, batched, with_hx):
     check(_program(make, run), rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "nobias"])
+def test_lstm_cell_function(bias):
+    """torch.lstm_cell: values, the node's name and every operand's gradient."""
+
+    def prog(t):
+        rng = np.random.default_rng(3)
+
+        def leaf(*shape):
+            return t.tensor(rng.standard_normal(shape), requires_grad=True)
+
+        x, h, c, w_ih, w_hh = leaf(2, 3), leaf(2, 4), leaf(2, 4), leaf(16, 3), leaf(16, 4)
+        bs = (leaf(16), leaf(16)) if bias else ()
+        h2, c2 = t.lstm_cell(x, (h, c), w_ih, w_hh, *bs)
+        (h2.sum() * 2 + (c2 * c2).sum()).backward()
+        return h2, c2, h2.grad_fn.name(), [a.grad for a in (x, h, c, w_ih, w_hh, *bs)]
+
+    check(prog, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda t: t.lstm_cell(t.ones(2, 3), t.ones(2, 4), t.ones(16, 3), t.ones(16, 4)),
+    lambda t: t.lstm_cell(t.ones(2, 3), (t.ones(2, 4),), t.ones(16, 3), t.ones(16, 4)),
+    lambda t: t.lstm_cell(t.ones(2, 3), (t.ones(2, 4), t.ones(2, 4)), t.ones(16, 2),
+                          t.ones(16, 4)),  # wrong input size
+])
+def test_lstm_cell_function_errors(bad):
+    check(bad, raises=(TypeError, RuntimeError))
+
+
 @pytest.mark.parametrize("bad", [
     lambda t: t.nn.LSTM(3, 4)(t.ones(2, 3, 2, 3)),  # 4-D input
     lambda t: t.nn.GRU(3, 4)(t.ones(3, 2, 3), t.zeros(2, 2, 4)),  # wrong hidden size

@@ -156,6 +156,9 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """torch.lstm_cell: ``hx`` is ``(h, c)``; returns ``(h', c')`` (gates i, f, g, o)."""
+    if not isinstance(hx, (list, tuple)):  # a tensor's rows are no (h, c)
+        raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                        f"not {'Tensor' if hasattr(hx, 'shape') else type(hx).__name__}")
     if len(hx) != 2:
         raise RuntimeError(f"lstm_cell: Expected hx to hold 2 tensors, got {len(hx)}")
     return _cell("LSTM", input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
