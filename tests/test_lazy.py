@@ -45,6 +45,14 @@ def test_training_loop_matches_torch(fuse):
     check(_polynomial, rtol=1e-5, atol=1e-6)
 
 
+def test_loss_read_before_each_backward_for_many_steps(fuse):
+    # ``loss.item()`` runs the forward's segment before ``backward`` records its fused
+    # program: a value only the graph's nodes hold (an ``add``'s operand) must leave the
+    # segment's program. It once did not where the grad lane's Pending and node shared
+    # their operand list: the fused backward (recorded once a graph repeats) read None.
+    check(lambda t: _polynomial(t, steps=300), rtol=1e-4, atol=1e-4)
+
+
 def test_ops_are_recorded_and_run_when_read():
     x = jtorch.arange(6.0)
     for _ in range(3):  # a type's first call runs; later ones are recorded

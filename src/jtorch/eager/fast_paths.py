@@ -271,7 +271,12 @@ def grad_lane(spec, e, args, vals, name=None):
                                          scalar_edges, lz, out)
     seg = lazy._seg
     pend = seg.pend
-    p = _pending(res, len(pend), le, vals, lz)
+    # Its own list where it reads earlier results of the segment: the node keeps ``vals``,
+    # and a segment's run counts the references to its results outside the segment
+    # (``lazy._live``): one list for both hid the node's, and a result only the node held
+    # (an ``add``'s operand) was left uncomputed when the segment ran before the backward
+    # was recorded (``loss.item()`` before ``loss.backward()``).
+    p = _pending(res, len(pend), le, list(vals) if lz else vals, lz)
     pend.append(p)
     seg.sig.append((res[5], tuple(refs)))  # as ``lazy.call``'s
     seg.ext += outer
