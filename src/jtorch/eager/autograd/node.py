@@ -246,7 +246,7 @@ class OpNode(Node):
         if self._vjp is not None:
             _, self._vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
         self._replay = (key, fn, vals, diff_idx, saves)
-        saved = self._saved = list(self._saved)
+        saved = self._saved  # a list: a released node raised in check_saved
         for j in range(6, len(saved), ENTRY):
             saved[j] = fresh.get(id(saved[j]), saved[j])
 
