@@ -367,11 +367,70 @@ def test_the_update_after_a_recorded_backward_joins_its_segment(monkeypatch):
         return _cubic_fit(12, 0, t, points=200, lr=1e-5)
 
     np.testing.assert_allclose(fit(jtorch), fit(torch), rtol=1e-5)
-    # The step's segment: 11 forward ops, the backward and its 4 gradients, 8 update ops.
+    # A step's ops: 11 forward ops, the backward and its 4 gradients, 8 update ops; its
+    # segment takes the next steps too (``lazy.step``): four steps a program.
     programs = [f.programs for sig, f in lazy._SEEN.items()
-                if type(f) is lazy._Fused and len(sig) == 24]
+                if type(f) is lazy._Fused and len(sig) == 24 * lazy.STEPS]
     assert [[sum(live) for live in p] for p in programs] == [[5]]
     _forget()
+
+
+@pytest.mark.parametrize("steps, cap, ops", [(4, 128, 96), (4, 60, 48), (3, 128, 72),
+                                             (1, 128, 24)])
+def test_a_step_segment_takes_the_next_steps(monkeypatch, steps, cap, ops):
+    """A segment that began with a step (its recorded backward ended it) takes the next
+    steps, up to ``STEPS`` of them and ``STEP_OPS`` ops, as one program: the cubic fit's
+    24 ops a step, its segments' programs of ``ops`` ops; PyTorch's values either way."""
+    import torch
+
+    from jtorch.eager.autograd import fused
+
+    _forget()
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    monkeypatch.setattr(fused, "AFTER", 2)
+    monkeypatch.setattr(lazy, "STEPS", steps)
+    monkeypatch.setattr(lazy, "STEP_OPS", cap)
+
+    def fit(t):
+        return _cubic_fit(40, 0, t, points=200, lr=1e-5)
+
+    np.testing.assert_allclose(fit(jtorch), fit(torch), rtol=1e-5)
+    # Segments of whole steps (another fused one: the 32 ops from the update of the last
+    # step whose backward ran unrecorded to the end of the next step).
+    lengths = {len(sig) for sig, f in lazy._SEEN.items() if type(f) is lazy._Fused}
+    assert {n for n in lengths if n % 24 == 0} == {ops}
+    _forget()
+
+
+def test_step_segments_fuse_after_as_many_steps():
+    """Sightings of a segment of several steps count its steps: it fuses after as many
+    steps as a one-step segment would (``FUSE_AFTER`` is in steps)."""
+    from jtorch.eager.autograd import fused
+
+    made, old = lazy._Fused.__init__, lazy.STEPS
+    firsts = []
+    for steps in (1, 4):
+        _forget()
+        lazy.STEPS, lengths, first = steps, [], None
+        lazy._Fused.__init__ = lambda self, sig, left, seen=lengths: (
+            seen.append(len(sig)), made(self, sig, left))[-1]
+        try:
+            x = jtorch.linspace(-1, 1, 50)
+            a = jtorch.tensor(0.5, requires_grad=True)
+            for i in range(lazy.FUSE_AFTER + fused.AFTER + 40):
+                loss = (a * x).pow(2).sum()  # 3 ops, the backward and its gradient,
+                loss.backward()
+                with jtorch.no_grad():
+                    a -= 1e-3 * a.grad  # 2 more: 7 a step
+                    a.grad = None
+                if lengths and first is None:
+                    first = i
+        finally:
+            lazy.STEPS, lazy._Fused.__init__ = old, made
+        firsts.append(first)
+        assert lengths[0] == 7 * steps  # the first segment fused: the steps' own
+    _forget()
+    assert firsts[0] is not None and abs(firsts[1] - firsts[0]) <= 4
 
 
 def test_recorded_op_inherits_the_sightings_of_the_ops_before_it(monkeypatch):

@@ -274,7 +274,7 @@ def _apply_with_grad(key, fn, args, vals, diff_idx, name, saves, scalar_edges=Fa
         out, vjp = _vjp_kernel(key, fn, diff_idx)(*vals)
     elif out is None:  # the node recomputes in its backward (``backward_kernel``)
         if lazy._seg.ended:  # the next step's forward: the last step's segment first
-            lazy.flush()
+            lazy.step()
         out = lazy.call(k[2], vals) if rec is None else k[0](*vals)  # run, or recorded
     if type(out) is lazy.Pending:  # recorded: one result of a known type, nothing traced
         lz, multi = True, False

@@ -214,7 +214,7 @@ def grad_lane(spec, e, args, vals, name=None):
     if not le or not lazy.ON or _ident() != _MAIN or PLACEMENT.blocking:
         return _grad_lane_rest(spec, e, args, vals, name)
     if lazy._seg.ended:  # the next step's forward: the last step's segment runs first
-        lazy.flush()
+        lazy.step()
     key, saves = e[0], spec.saves
     # Per operand: its type in ``lazy.call``'s key, its wiring (the op of this segment
     # computing it, or -1: from outside), and its node's edge.
@@ -280,7 +280,7 @@ def grad_lane(spec, e, args, vals, name=None):
     pend.append(p)
     seg.sig.append((res[5], tuple(refs)))  # as ``lazy.call``'s
     seg.ext += outer
-    if len(pend) >= lazy.MAX_OPS:
+    if len(pend) >= seg.limit:
         lazy.flush()
     saved = []  # as ``_apply_with_grad`` saves them
     if saves == "inputs" or saves == "others":
