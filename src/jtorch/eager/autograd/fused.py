@@ -24,8 +24,9 @@ A plain ``backward()`` (no ``retain_graph``) of such a graph whose gradients are
 (``lazy.MAX_BYTES``) and whose nodes all recompute (recorded ops) is itself recorded into
 the lazy segment (``eager/lazy.py``), once its program has run once (for its results'
 types), and the segment stays open until the next op making an autograd node (the next
-step's forward): a repeated step's segment (the forward, this backward, the update) then
-fuses into one program, inside which the gradients the update reads and frees stay.
+step's forward): a repeated step's segment (the forward, this backward, the update; and
+the next steps', ``lazy.step``) then fuses into one program, inside which the gradients
+the update reads and frees stay.
 The key is the graph's structure as ``_walk`` reaches it from the roots (one number per
 node description), so graphs of one structure share a program whatever order their ops
 were made in; the program runs the nodes in the first graph's topological order, kept
