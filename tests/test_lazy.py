@@ -402,6 +402,33 @@ def test_a_step_segment_takes_the_next_steps(monkeypatch, steps, cap, ops):
     _forget()
 
 
+def test_another_threads_ops_leave_the_segments_steps(monkeypatch):
+    """An op making a node on another thread, while the main thread's segment waits for
+    its next step (``_Segment.ended``), neither runs nor extends that segment."""
+    from jtorch.eager.autograd import fused
+
+    _forget()
+    monkeypatch.setattr(lazy, "FUSE_AFTER", 2)
+    monkeypatch.setattr(fused, "AFTER", 2)
+    x = jtorch.linspace(-1, 1, 50)
+    a = jtorch.tensor(0.5, requires_grad=True)
+    for _ in range(10):
+        (a * x).pow(2).sum().backward()
+        with jtorch.no_grad():
+            a -= 1e-3 * a.grad
+            a.grad = None
+    seg = lazy._seg
+    state = (seg.steps, seg.ended, seg.limit, len(seg.pend))
+    assert seg.ended and seg.steps  # a recorded backward ended a segment of steps
+    out = []
+    worker = threading.Thread(target=lambda: out.append((a * x).sum().item()))
+    worker.start()
+    worker.join()
+    assert lazy._seg is seg and (seg.steps, seg.ended, seg.limit, len(seg.pend)) == state
+    np.testing.assert_allclose(out[0], a.item() * x.sum().item(), rtol=1e-5, atol=1e-5)
+    _forget()
+
+
 def test_step_segments_fuse_after_as_many_steps():
     """Sightings of a segment of several steps count its steps: it fuses after as many
     steps as a one-step segment would (``FUSE_AFTER`` is in steps)."""

@@ -114,7 +114,10 @@ def step() -> None:
     """The next step's forward begins (its first op making a node, ``_Segment.ended``):
     the segment takes it too where it began with a step, has fewer than ``STEPS`` and
     room for one more like them (``STEP_OPS``); else it runs and the next one begins with
-    this step. Its steps come as a whole and repeat, as one step's ops do."""
+    this step. Its steps come as a whole and repeat, as one step's ops do. Only the main
+    thread's ops make a segment's steps."""
+    if _ident() != _MAIN:
+        return
     seg = _seg
     n = seg.steps
     if n and n < STEPS and (n + 1) * len(seg.pend) <= n * STEP_OPS:
